@@ -1,0 +1,150 @@
+"""YOLO-format folders (images/ + labels/ + data.yaml), as labelling tools export them.
+
+Used by training, by ``rummikub-companion eval`` and by the tests. Box labels
+(``cls cx cy w h``) and polygon labels (``cls x1 y1 x2 y2 ...``) are both read;
+every label becomes a 4-corner quad in pixels.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from rules.tiles import JOKER_INDEX, NotationError, Color, Tile
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+_COLOR_WORDS = {"black": "K", "blue": "B", "orange": "O", "yellow": "O", "red": "R"}
+
+
+def class_name_to_index(name: str) -> int | None:
+    """Map a dataset's class name to a tile index, or None for non-tile classes.
+
+    Accepts tile codes (``R5``, ``J``) and word names (``red_5``, ``joker``,
+    ``Blue-10``).
+    """
+    text = name.strip().lower()
+    if "joker" in text:
+        return JOKER_INDEX
+    m = re.fullmatch(r"([a-z]+)[ _\-]?(\d{1,2})", text)
+    if m and m[1] in _COLOR_WORDS:
+        text = _COLOR_WORDS[m[1]] + m[2]
+    try:
+        return Tile.parse(text).index
+    except NotationError:
+        return None
+
+
+def read_class_names(folder: Path) -> list[str]:
+    """Class names from data.yaml (``names:`` as a block list, inline list or mapping)."""
+    yaml_path = next((p for p in (folder / "data.yaml", folder.parent / "data.yaml") if p.exists()), None)
+    if yaml_path is None:
+        raise FileNotFoundError(f"{folder}: no data.yaml with class names")
+    text = yaml_path.read_text()
+    inline = re.search(r"^names:\s*\[(.*?)\]", text, re.M | re.S)
+    if inline:
+        return [s.strip().strip("'\"") for s in inline[1].split(",") if s.strip()]
+    block = re.search(r"^names:\s*\n((?:[ \t]+.*\n?|-.*\n?)+)", text, re.M)
+    if not block:
+        raise ValueError(f"{yaml_path}: no 'names:' list")
+    names = []
+    for line in block[1].splitlines():
+        line = line.strip()
+        if line.startswith("-"):
+            names.append(line[1:].strip().strip("'\""))
+        elif ":" in line:  # mapping form "0: red_1"
+            names.append(line.split(":", 1)[1].strip().strip("'\""))
+    return names
+
+
+@dataclass
+class LabelledImage:
+    image_path: Path
+    quads: np.ndarray  # (N, 4, 2) pixels
+    class_ids: np.ndarray  # (N,) tile indices 0-52
+    ordered: bool  # True when quads are in reading order (renderer output)
+
+    def load(self) -> np.ndarray:
+        image = cv2.imread(str(self.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"{self.image_path}: not a readable image")
+        return image
+
+
+def _polygon_to_quad(points: np.ndarray) -> np.ndarray:
+    """Four corners for a polygon: itself if it has 4, else its min-area rectangle."""
+    if len(points) == 4:
+        return points.astype(np.float32)
+    rect = cv2.minAreaRect(points.astype(np.float32))
+    return cv2.boxPoints(rect).astype(np.float32)
+
+
+def _find_split_dirs(root: Path) -> list[Path]:
+    """Folders under root that hold an images/ and a labels/ folder."""
+    if (root / "images").is_dir() and (root / "labels").is_dir():
+        return [root]
+    return sorted(p.parent for p in root.rglob("images") if (p.parent / "labels").is_dir())
+
+
+def load_folder(root: str | Path) -> list[LabelledImage]:
+    """Every labelled image under a YOLO-format folder, with labels in pixels."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: not a folder")
+    splits = _find_split_dirs(root)
+    if not splits:
+        raise ValueError(f"{root}: no images/ and labels/ folders")
+    names = read_class_names(root if (root / "data.yaml").exists() else splits[0])
+    index_of = [class_name_to_index(n) for n in names]
+    ordered = (root / "data.yaml").exists() and "reading-order" in (root / "data.yaml").read_text()
+    items: list[LabelledImage] = []
+    for split in splits:
+        for image_path in sorted((split / "images").iterdir()):
+            if image_path.suffix.lower() not in IMAGE_SUFFIXES:
+                continue
+            image = cv2.imread(str(image_path), cv2.IMREAD_UNCHANGED)
+            if image is None:
+                continue  # unreadable files are reported by the tools that load pixels
+            h, w = image.shape[:2]
+            label_path = split / "labels" / (image_path.stem + ".txt")
+            quads, ids = [], []
+            if label_path.exists():
+                for line in label_path.read_text().splitlines():
+                    parts = line.split()
+                    if len(parts) < 5:
+                        continue
+                    cls = int(parts[0])
+                    tile = index_of[cls] if 0 <= cls < len(index_of) else None
+                    if tile is None:
+                        continue
+                    values = np.array([float(v) for v in parts[1:]], dtype=np.float32)
+                    if len(values) == 4:  # box: cx cy w h
+                        cx, cy, bw, bh = values
+                        pts = np.array([[cx - bw / 2, cy - bh / 2], [cx + bw / 2, cy - bh / 2],
+                                        [cx + bw / 2, cy + bh / 2], [cx - bw / 2, cy + bh / 2]])
+                    else:
+                        pts = values[: len(values) // 2 * 2].reshape(-1, 2)
+                    pts = pts * np.array([w, h], dtype=np.float32)
+                    quads.append(_polygon_to_quad(pts))
+                    ids.append(tile)
+            items.append(LabelledImage(
+                image_path,
+                np.array(quads, dtype=np.float32).reshape(-1, 4, 2),
+                np.array(ids, dtype=np.int64),
+                ordered,
+            ))
+    return items
+
+
+def split_holdout(items: list[LabelledImage], fraction: float = 0.2) -> tuple[list, list]:
+    """A fixed train/held-out split by file name hash, stable across runs and machines."""
+    import zlib
+
+    train, held = [], []
+    for item in items:
+        bucket = zlib.crc32(item.image_path.name.encode()) % 1000
+        (held if bucket < fraction * 1000 else train).append(item)
+    return train, held
