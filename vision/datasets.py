@@ -139,12 +139,23 @@ def load_folder(root: str | Path) -> list[LabelledImage]:
     return items
 
 
-def split_holdout(items: list[LabelledImage], fraction: float = 0.2) -> tuple[list, list]:
-    """A fixed train/held-out split by file name hash, stable across runs and machines."""
-    import zlib
+def split_holdout(items: list[LabelledImage], every: int = 5, block: int = 4) -> tuple[list, list]:
+    """A fixed train/held-out split, stable across runs and machines.
 
+    Photos named ``series-12_...`` are consecutive shots of one scene, so each
+    series is cut, in number order, into blocks of ``block`` neighbours and
+    every ``every``-th block is held out: about 1/every of each series, and a
+    held-out photo rarely has its near-twin in training.
+    """
+    def key(item):
+        m = re.match(r"(.+?)-(\d+)", item.image_path.name)
+        return (m[1], int(m[2])) if m else (item.image_path.name, 0)
+
+    series: dict[str, list] = {}
+    for item in sorted(items, key=key):
+        series.setdefault(key(item)[0], []).append(item)
     train, held = [], []
-    for item in items:
-        bucket = zlib.crc32(item.image_path.name.encode()) % 1000
-        (held if bucket < fraction * 1000 else train).append(item)
+    for members in series.values():
+        for rank, item in enumerate(members):
+            (held if (rank // block) % every == every // 2 else train).append(item)
     return train, held
