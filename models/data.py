@@ -1,0 +1,173 @@
+"""Training samples made on the fly from labelled photos (real, rendered or a club's own).
+
+Every labelled image is loaded once, shrunk so its long side is at most
+``max_side``; each call then cuts a fresh augmented sample, so a few hundred
+photos give an endless stream without writing crops to disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.crops import order_upright, rotate_half_turn, shrink_quad, warp_crop
+from vision.datasets import LabelledImage
+
+REJECT = 53  # classifier class for "not a readable tile face"
+
+
+@dataclass
+class Photo:
+    image: np.ndarray  # BGR uint8
+    quads: np.ndarray  # (N, 4, 2) pixels, reading order when `ordered`
+    class_ids: np.ndarray
+    ordered: bool
+    real: bool
+
+
+def load_photos(items: list[LabelledImage], max_side: int, real: bool) -> list[Photo]:
+    photos = []
+    for item in items:
+        image = item.load()
+        scale = min(1.0, max_side / max(image.shape[:2]))
+        if scale < 1.0:
+            image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        quads = item.quads * scale
+        if not item.ordered:
+            quads = np.array([order_upright(q) for q in quads], dtype=np.float32).reshape(-1, 4, 2)
+        photos.append(Photo(image, quads, item.class_ids, item.ordered, real))
+    return photos
+
+
+# ---------------------------------------------------------------- photometric
+
+def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Lighting and camera changes that keep tile colours recognisable (no big hue shifts)."""
+    img = image.astype(np.float32)
+    gains = 1 + rng.uniform(-0.12, 0.12, 3) * strength  # white balance
+    img = img * gains * rng.uniform(0.6, 1.35)  # exposure
+    mean = img.mean()
+    img = (img - mean) * rng.uniform(0.7, 1.3) + mean  # contrast
+    if rng.random() < 0.3:  # a soft lighting gradient
+        h, w = img.shape[:2]
+        gx, gy = rng.uniform(-0.4, 0.4, 2)
+        ramp = 1 + gx * (np.arange(w)[None, :] / w - 0.5) + gy * (np.arange(h)[:, None] / h - 0.5)
+        img = img * ramp[..., None]
+    if rng.random() < 0.25:
+        img += rng.normal(0, rng.uniform(2, 10), img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.2:
+        k = int(rng.choice([3, 5]))
+        img = cv2.GaussianBlur(img, (k, k), 0)
+    if rng.random() < 0.3:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 90))])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
+
+
+# ------------------------------------------------------------------ detector
+
+def rotate_photo_90(image: np.ndarray, quads: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rotate image and quads by k quarter turns counter-clockwise."""
+    for _ in range(k % 4):
+        h, w = image.shape[:2]
+        image = np.ascontiguousarray(np.rot90(image))
+        x, y = quads[..., 0].copy(), quads[..., 1].copy()
+        quads = np.stack([y, w - 1 - x], axis=-1)
+    return image, quads
+
+
+def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side: int,
+                    core_ratio: float, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """One augmented crop (size x size, BGR) and its targets (2, size/stride, size/stride)."""
+    image, quads = photo.image, photo.quads
+    image, quads = rotate_photo_90(image, quads, int(rng.integers(4)))
+    h, w = image.shape[:2]
+    # the photo is seen at the inference scale (long side = base_side), then zoomed a little
+    scale = base_side / max(h, w) * float(np.exp(rng.uniform(np.log(0.55), np.log(1.5))))
+    angle = rng.uniform(-180, 180) if rng.random() < 0.3 else 0.0
+    center = np.array([w / 2, h / 2])
+    m = cv2.getRotationMatrix2D(tuple(center), angle, scale)
+    # pick a crop window in the transformed frame, biased towards tiles
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    tcorners = corners @ m[:, :2].T + m[:, 2]
+    lo, hi = tcorners.min(axis=0), tcorners.max(axis=0)
+    if len(quads) and rng.random() < 0.8:
+        q = quads[rng.integers(len(quads))].mean(axis=0)
+        focus = m[:, :2] @ q + m[:, 2] + rng.uniform(-size / 2, size / 2, 2)
+    else:
+        focus = rng.uniform(lo, np.maximum(lo + 1, hi))
+    m[:, 2] += size / 2 - focus
+    crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
+    crop = jitter_colors(crop, rng)
+    target = np.zeros((2, size // stride, size // stride), dtype=np.uint8)
+    shift = 3  # fillPoly sub-pixel bits
+    for q in quads:
+        tq = q @ m[:, :2].T + m[:, 2]
+        for channel, poly in ((0, tq), (1, shrink_quad(tq, core_ratio))):
+            pts = np.round(poly / stride * (1 << shift)).astype(np.int32)
+            cv2.fillPoly(target[channel], [pts], 1, lineType=cv2.LINE_8, shift=shift)
+    return crop, target
+
+
+# ---------------------------------------------------------------- classifier
+
+def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[int, int],
+                      margin: float, reject_rate: float) -> tuple[np.ndarray, int, int]:
+    """One straightened crop with (class, upside_down); class REJECT for non-tiles.
+
+    upside_down is -1 (unknown) for photos whose labels do not give the reading
+    direction: their tiles are still shown both ways up, but teach no orientation.
+    """
+    w, h = crop_size
+    if len(photo.quads) == 0 or rng.random() < reject_rate:
+        quad, label = _reject_quad(photo, rng), REJECT
+    else:
+        i = int(rng.integers(len(photo.quads)))
+        quad, label = photo.quads[i].copy(), int(photo.class_ids[i])
+    # detector outlines are a little off: move each corner by a few % of the tile size
+    side = np.linalg.norm(quad[1] - quad[0]) + 1e-3
+    quad = quad + rng.normal(0, 0.04 * side, quad.shape)
+    flip = int(rng.random() < 0.5)
+    if flip:
+        quad = rotate_half_turn(quad)
+    # low-resolution tiles: warp small, then scale up to the model size
+    tile_h = float(np.exp(rng.uniform(np.log(12), np.log(h * 1.5))))
+    small = (max(6, int(round(w * tile_h / h))), max(8, int(round(tile_h))))
+    if small[1] < h:
+        crop = warp_crop(photo.image, quad, small, margin)
+        crop = cv2.resize(crop, (w, h), interpolation=cv2.INTER_LINEAR)
+    else:
+        crop = warp_crop(photo.image, quad, (w, h), margin)
+    crop = jitter_colors(crop, rng, strength=0.8)
+    return crop, label, flip if photo.ordered else -1
+
+
+def _reject_quad(photo: Photo, rng: np.random.Generator) -> np.ndarray:
+    """A tile-shaped outline that is not one tile: background, a half of two tiles, a sliver."""
+    h, w = photo.image.shape[:2]
+    if len(photo.quads) and rng.random() < 0.6:
+        q = photo.quads[int(rng.integers(len(photo.quads)))]
+        across = q[1] - q[0]
+        down = q[3] - q[0]
+        choice = rng.random()
+        if choice < 0.5:  # straddling two neighbours
+            return q + across * rng.choice([-1, 1]) * rng.uniform(0.45, 0.6)
+        if choice < 0.8:  # off vertically
+            return q + down * rng.choice([-1, 1]) * rng.uniform(0.5, 0.8)
+        return q + (across + down) * rng.uniform(0.55, 0.8)
+    tile_h = rng.uniform(20, max(21, min(h, w) / 4))
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    a = rng.uniform(0, 2 * np.pi)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    base = np.array([[-0.37, -0.5], [0.37, -0.5], [0.37, 0.5], [-0.37, 0.5]]) * tile_h
+    return (base @ rot.T + [cx, cy]).astype(np.float32)
+
+
+def to_tensor_layout(images: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 HWC list -> float32 NCHW RGB in [0, 1] (the models' input layout)."""
+    batch = np.stack(images)[..., ::-1].astype(np.float32) / 255.0
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2))

@@ -1,0 +1,54 @@
+"""Export the trained networks to ONNX, check each export, and write model.json.
+
+model.json carries everything inference must agree on (class names, input
+sizes, core ratio, crop margin), so vision/ reads it instead of repeating it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+
+from rules.tiles import ALL_FACES
+
+
+def _export(model: torch.nn.Module, example: torch.Tensor, path: Path, outputs: list[str],
+            dynamic: dict) -> None:
+    model.eval()
+    torch.onnx.export(model, example, str(path), input_names=["image"], output_names=outputs,
+                      dynamic_axes=dynamic, opset_version=17, dynamo=False)
+    onnx.checker.check_model(onnx.load(str(path)))
+    with torch.no_grad():
+        expected = model(example)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    got = session.run(None, {"image": example.numpy()})
+    for want, have in zip(expected, got):
+        np.testing.assert_allclose(want.numpy(), have, rtol=1e-3, atol=1e-4)
+
+
+def export_all(detector, classifier, cfg) -> Path:
+    out = Path(cfg.models_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _export(detector, torch.rand(1, 3, 256, 320), out / "detector.onnx", ["maps"],
+            {"image": {0: "batch", 2: "height", 3: "width"}, "maps": {0: "batch", 2: "h4", 3: "w4"}})
+    _export(classifier, torch.rand(4, 3, cfg.crop_h, cfg.crop_w), out / "classifier.onnx",
+            ["face", "flip"], {"image": {0: "tiles"}, "face": {0: "tiles"}, "flip": {0: "tiles"}})
+    meta = {
+        "classes": [t.code for t in ALL_FACES] + ["reject"],
+        "detector": {"file": "detector.onnx", "base_side": cfg.base_side, "stride": cfg.stride,
+                     "core_ratio": cfg.core_ratio, "multiple": 32,
+                     "outputs": ["face", "core"]},
+        "classifier": {"file": "classifier.onnx", "width": cfg.crop_w, "height": cfg.crop_h,
+                       "margin": cfg.crop_margin, "outputs": ["face", "flip"]},
+        "input": "RGB float32 in [0, 1], NCHW",
+    }
+    (out / "model.json").write_text(json.dumps(meta, indent=2) + "\n")
+    sizes = sum((out / f).stat().st_size for f in ("detector.onnx", "classifier.onnx"))
+    print(f"exported to {out} ({sizes / 1e6:.1f} MB), ONNX Runtime matches PyTorch")
+    return out

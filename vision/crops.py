@@ -1,0 +1,56 @@
+"""Straightened tile crops and quad orientation: shared by training and inference.
+
+The classifier sees every tile the same way: the face warped to a fixed
+upright rectangle with a small margin, so crops made while training and
+while reading a photo are pixel-for-pixel the same recipe.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def order_upright(quad: np.ndarray) -> np.ndarray:
+    """Corners TL, TR, BR, BL with the long side vertical and the top edge facing image-up.
+
+    A tile face is taller than wide, so the long axis fixes the rotation up to
+    180 degrees; the classifier's orientation output settles the rest.
+    """
+    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    # make the order clockwise on screen (y down)
+    area2 = np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
+    if area2 < 0:
+        quad = quad[::-1]
+    # choose the start so that edge 0->1 is a short edge whose midpoint is highest
+    best, best_key = 0, None
+    for start in range(4):
+        q = np.roll(quad, -start, axis=0)
+        top = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])
+        side = np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])
+        key = (top > side * 1.02, (q[0, 1] + q[1, 1]) / 2)  # short top edge first, then highest
+        if best_key is None or key < best_key:
+            best, best_key = start, key
+    return np.roll(quad, -best, axis=0)
+
+
+def rotate_half_turn(quad: np.ndarray) -> np.ndarray:
+    """The same face read upside down: TL<->BR, TR<->BL."""
+    return np.roll(np.asarray(quad).reshape(4, 2), 2, axis=0)
+
+
+def warp_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
+    """Warp the face ``quad`` (TL, TR, BR, BL) to ``size`` = (width, height), keeping ``margin``
+    of the face size around it so a slightly loose outline still holds the whole numeral."""
+    w, h = size
+    mx, my = w * margin / (1 + 2 * margin), h * margin / (1 + 2 * margin)
+    dst = np.array([[mx, my], [w - mx, my], [w - mx, h - my], [mx, h - my]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(np.asarray(quad, dtype=np.float32), dst)
+    return cv2.warpPerspective(image, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def shrink_quad(quad: np.ndarray, ratio: float) -> np.ndarray:
+    """The quad scaled by ``ratio`` about its centre (the detector's 'core' target)."""
+    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    c = quad.mean(axis=0)
+    return c + (quad - c) * ratio

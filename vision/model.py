@@ -1,0 +1,130 @@
+"""The tile model at run time: ONNX segmenter finds tile outlines, ONNX classifier reads them.
+
+Only onnxruntime, OpenCV and numpy. Everything the two networks were trained
+with (sizes, core ratio, crop margin, class names) comes from model.json.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from vision.crops import order_upright, rotate_half_turn, warp_crop
+from vision.types import TileDetections
+
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
+
+
+def default_model_dir() -> Path:
+    """The models/ folder of this installation (repository checkout or installed package)."""
+    try:
+        from importlib.resources import files
+
+        path = Path(str(files("models")))
+        if (path / "model.json").exists():
+            return path
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return DEFAULT_DIR
+
+
+class ModelMissingError(FileNotFoundError):
+    """The .onnx files or model.json are not where they should be."""
+
+
+class TileModel:
+    """Finds and reads every face-up tile in a BGR image."""
+
+    def __init__(self, model_dir: str | Path, threads: int | None = None,
+                 core_threshold: float = 0.5, min_score: float = 0.05):
+        model_dir = Path(model_dir)
+        meta_path = model_dir / "model.json"
+        if not meta_path.exists():
+            raise ModelMissingError(f"{meta_path}: no model here (train one with 'python -m models.train')")
+        self.meta = json.loads(meta_path.read_text())
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        det, cls = self.meta["detector"], self.meta["classifier"]
+        self.detector = ort.InferenceSession(str(model_dir / det["file"]), options, providers=["CPUExecutionProvider"])
+        self.classifier = ort.InferenceSession(str(model_dir / cls["file"]), options, providers=["CPUExecutionProvider"])
+        self.base_side = int(det["base_side"])
+        self.stride = int(det["stride"])
+        self.core_ratio = float(det["core_ratio"])
+        self.multiple = int(det.get("multiple", 32))
+        self.crop_size = (int(cls["width"]), int(cls["height"]))
+        self.margin = float(cls["margin"])
+        self.reject = len(self.meta["classes"]) - 1
+        self.core_threshold = core_threshold
+        self.min_score = min_score
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None, **kwargs) -> "TileModel":
+        return cls(model_dir or default_model_dir(), **kwargs)
+
+    # ------------------------------------------------------------------ steps
+
+    def find_outlines(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Tile outlines (N, 4, 2) in image pixels, upright-or-upside-down, and their detection scores."""
+        h, w = image.shape[:2]
+        scale = self.base_side / max(h, w)
+        sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+        pw, ph = -(-sw // self.multiple) * self.multiple, -(-sh // self.multiple) * self.multiple
+        small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        canvas = np.zeros((ph, pw, 3), dtype=np.uint8)
+        canvas[:sh, :sw] = small
+        x = canvas[None, ..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        maps = self.detector.run(None, {"image": np.ascontiguousarray(x)})[0][0]
+        probs = 1 / (1 + np.exp(-maps))  # (2, ph/stride, pw/stride): face, core (face guides training only)
+        # back to model-input pixels so outlines are not stuck on the stride grid
+        core = cv2.resize(probs[1], (pw, ph), interpolation=cv2.INTER_LINEAR)[:sh, :sw]
+        mask = (core > self.core_threshold).astype(np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        quads, scores = [], []
+        for contour in contours:
+            if cv2.contourArea(contour) < 6:
+                continue
+            (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+            # the core is the face shrunk by core_ratio; the contour sits on pixel centres
+            rect = ((cx, cy), ((rw + 1) / self.core_ratio, (rh + 1) / self.core_ratio), angle)
+            quad = cv2.boxPoints(rect) / scale
+            x0, y0, bw, bh = cv2.boundingRect(contour)
+            score = float(core[y0:y0 + bh, x0:x0 + bw][mask[y0:y0 + bh, x0:x0 + bw] > 0].mean())
+            quads.append(order_upright(quad))
+            scores.append(score)
+        return np.array(quads, dtype=np.float32).reshape(-1, 4, 2), np.array(scores, dtype=np.float32)
+
+    def classify(self, image: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(face probabilities (N, 54), upside-down probability (N,)) for upright-ordered quads."""
+        if not len(quads):
+            return np.zeros((0, self.reject + 1), np.float32), np.zeros(0, np.float32)
+        crops = [warp_crop(image, q, self.crop_size, self.margin) for q in quads]
+        x = np.stack(crops)[..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        face, flip = self.classifier.run(None, {"image": np.ascontiguousarray(x)})
+        return _softmax(face), _softmax(flip)[:, 1]
+
+    def detect(self, image: np.ndarray) -> TileDetections:
+        """Every face-up tile: quads in reading order, tile index, confidence."""
+        if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+            raise ValueError("expected a BGR colour image (H, W, 3)")
+        quads, det_scores = self.find_outlines(image)
+        probs, upside_down = self.classify(image, quads)
+        if not len(quads):
+            return TileDetections.empty()
+        ids = probs.argmax(axis=1)
+        keep = ids != self.reject
+        scores = probs[np.arange(len(ids)), ids] * np.clip(det_scores, 0, 1)
+        keep &= scores >= self.min_score
+        quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
+                         dtype=np.float32).reshape(-1, 4, 2)
+        return TileDetections(quads[keep], ids[keep], scores[keep])
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
