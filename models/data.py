@@ -103,13 +103,17 @@ def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side
     crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
     crop = jitter_colors(crop, rng)
-    target = np.zeros((2, size // stride, size // stride), dtype=np.uint8)
-    shift = 3  # fillPoly sub-pixel bits
+    # rasterise at full resolution and average down, so the target is not
+    # dilated by the coarse grid (fillPoly at 1/stride would grow every core)
+    full = np.zeros((2, size, size), dtype=np.uint8)
+    shift = 2  # fillPoly sub-pixel bits
     for q in quads:
         tq = q @ m[:, :2].T + m[:, 2]
         for channel, poly in ((0, tq), (1, shrink_quad(tq, core_ratio))):
-            pts = np.round(poly / stride * (1 << shift)).astype(np.int32)
-            cv2.fillPoly(target[channel], [pts], 1, lineType=cv2.LINE_8, shift=shift)
+            pts = np.round((poly - 0.5) * (1 << shift)).astype(np.int32)
+            cv2.fillPoly(full[channel], [pts], 255, lineType=cv2.LINE_AA, shift=shift)
+    small = [cv2.resize(c, (size // stride, size // stride), interpolation=cv2.INTER_AREA) for c in full]
+    target = (np.stack(small) >= 128).astype(np.uint8)
     return crop, target
 
 
@@ -128,9 +132,12 @@ def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[i
     else:
         i = int(rng.integers(len(photo.quads)))
         quad, label = photo.quads[i].copy(), int(photo.class_ids[i])
-    # detector outlines are a little off: move each corner by a few % of the tile size
+    # detector outlines are a little off: scale the outline a little and move
+    # each corner by a few % of the tile size
     side = np.linalg.norm(quad[1] - quad[0]) + 1e-3
-    quad = quad + rng.normal(0, 0.04 * side, quad.shape)
+    center = quad.mean(axis=0)
+    quad = center + (quad - center) * rng.uniform(0.92, 1.18)
+    quad = quad + rng.normal(0, 0.035 * side, quad.shape)
     flip = int(rng.random() < 0.5)
     if flip:
         quad = rotate_half_turn(quad)

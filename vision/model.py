@@ -90,8 +90,8 @@ class TileModel:
             if cv2.contourArea(contour) < 6:
                 continue
             (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
-            # the core is the face shrunk by core_ratio; the contour sits on pixel centres
-            rect = ((cx, cy), ((rw + 1) / self.core_ratio, (rh + 1) / self.core_ratio), angle)
+            # the core is the face shrunk by core_ratio about its centre
+            rect = ((cx, cy), (rw / self.core_ratio, rh / self.core_ratio), angle)
             quad = cv2.boxPoints(rect) / scale
             x0, y0, bw, bh = cv2.boundingRect(contour)
             score = float(core[y0:y0 + bh, x0:x0 + bw][mask[y0:y0 + bh, x0:x0 + bw] > 0].mean())
