@@ -17,6 +17,8 @@ from vision.crops import order_upright, rotate_half_turn, warp_crop
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
+SMALL_TILE = 26  # px tall at the detector's scale: below this a big photo is looked at closer
+MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
 
 
 def default_model_dir() -> Path:
@@ -70,9 +72,25 @@ class TileModel:
     # ------------------------------------------------------------------ steps
 
     def find_outlines(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Tile outlines (N, 4, 2) in image pixels, upright-or-upside-down, and their detection scores."""
+        """Tile outlines (N, 4, 2) in image pixels, upright-or-upside-down, and their detection scores.
+
+        The photo is seen with its long side at ``base_side``; when that leaves
+        the tiles of a big photo tiny, it is looked at again closer up.
+        """
+        quads, scores = self._outlines_at(image, self.base_side)
+        long_side = max(image.shape[:2])
+        if long_side > 1.5 * self.base_side:
+            heights = np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) * self.base_side / long_side
+            if not len(heights) or np.median(heights) < SMALL_TILE:
+                zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
+                side = int(min(long_side, MAX_SIDE, self.base_side * zoom))
+                if side > self.base_side:
+                    quads, scores = self._outlines_at(image, side)
+        return quads, scores
+
+    def _outlines_at(self, image: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
         h, w = image.shape[:2]
-        scale = self.base_side / max(h, w)
+        scale = side / max(h, w)
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
         pw, ph = -(-sw // self.multiple) * self.multiple, -(-sh // self.multiple) * self.multiple
         small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
