@@ -1,0 +1,246 @@
+"""The live table: camera frames in, a stable, versioned table state out.
+
+:class:`LiveTable` joins a :class:`~vision.capture.CaptureThread` (newest frame
+only) to a processing thread that gates motion, reads still frames with the
+tile reader and lets :class:`~vision.stability.TableStabiliser` decide when the
+table really changed.  The web page reads :meth:`LiveTable.state` and waits on
+:meth:`LiveTable.wait_for_change`; tests call :meth:`LiveTable.process`
+directly, frame by frame, without threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rules.tiles import Tile
+from vision.capture import CaptureThread, FrameSource, LatestFrame, open_source
+from vision.stability import StableView, TableStabiliser, make_thumbnail
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Everything the page shows about the table, as one immutable snapshot.
+
+    version: bumps only when the stable table really changed.
+    reading: the ``vision.reader.TableReading`` behind ``tables`` (None before the first).
+    tables: the stable sets, as tiles, in the reading's set order.
+    uncertain: detection indices (into ``reading.detections``) read with low
+        confidence, disputed between frames, or inferred by the rules.
+    stable: False while hands move over the table.
+    camera_ok / camera_error: frames are coming in / what went wrong (a
+        skipped file is reported here while ``camera_ok`` stays True).
+    annotated_jpeg: the frame behind ``reading`` with tiles and sets drawn.
+    frame_jpeg: the newest camera frame.
+    changed_at: ``time.time()`` of the last version bump.
+    fps: frames processed per second, recently.
+    """
+
+    version: int
+    reading: Any | None
+    tables: list[list[Tile]]
+    uncertain: list[int]
+    stable: bool
+    camera_ok: bool
+    camera_error: str | None
+    annotated_jpeg: bytes | None
+    frame_jpeg: bytes | None
+    changed_at: float
+    fps: float
+
+
+def encode_jpeg(image: np.ndarray | None, quality: int = 80, max_width: int | None = None) -> bytes | None:
+    if image is None:
+        return None
+    if max_width and image.shape[1] > max_width:
+        h = round(image.shape[0] * max_width / image.shape[1])
+        image = cv2.resize(image, (max_width, h), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    return buf.tobytes() if ok else None
+
+
+def _annotate(image: np.ndarray, reading: Any) -> np.ndarray:
+    """Draw the reading with vision.annotate when it is installed; else the bare frame."""
+    try:
+        from vision.annotate import annotate
+    except ImportError:
+        return image
+    return annotate(image, reading)
+
+
+def _default_reader() -> Any:
+    from vision.reader import TableReader
+
+    return TableReader.from_model_dir()
+
+
+class LiveTable:
+    """A camera (or any :class:`FrameSource`) watched for a stable table.
+
+    ``source``: a FrameSource, or ``--source`` text for :func:`open_source`
+    (None: the shipped sample images).  ``reader``: anything with
+    ``read(image_bgr) -> TableReading``; None loads ``TableReader.from_model_dir()``
+    when the processing thread starts (if that fails the camera view still
+    works and the reason is shown in ``camera_error``).
+    """
+
+    def __init__(
+        self,
+        source: FrameSource | str | None = None,
+        reader: Any | None = None,
+        *,
+        stabiliser: TableStabiliser | None = None,
+        jpeg_quality: int = 80,
+        jpeg_max_width: int | None = 1280,
+    ) -> None:
+        self.source = source if isinstance(source, FrameSource) else open_source(source)
+        self.reader = reader
+        self.reader_error: str | None = None
+        self.stabiliser = stabiliser or TableStabiliser()
+        self.jpeg_quality = jpeg_quality
+        self.jpeg_max_width = jpeg_max_width
+        self.buffer = LatestFrame()
+        self.capture = CaptureThread(self.source, self.buffer)
+        self._cond = threading.Condition()
+        self._view: StableView = self.stabiliser.view
+        self._changed_wall = time.time()
+        self._latest: np.ndarray | None = None
+        self._latest_index = 0
+        self._jpeg_cache: dict[str, tuple[Any, bytes | None]] = {}
+        self._times: deque[float] = deque(maxlen=30)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.frames_processed = 0
+        self.frames_read = 0
+
+    # -- threads --------------------------------------------------------------
+    def start(self) -> "LiveTable":
+        if self._thread and self._thread.is_alive():
+            return self
+        self._stop.clear()
+        self.capture.start()
+        self._thread = threading.Thread(target=self._run, name="live table", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 3.0) -> None:
+        self._stop.set()
+        self.capture.stop(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        with self._cond:
+            self._cond.notify_all()
+
+    def __enter__(self) -> "LiveTable":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _ensure_reader(self) -> None:
+        if self.reader is None and self.reader_error is None:
+            try:
+                self.reader = _default_reader()
+            except Exception as exc:  # no model files, bad install: keep the camera view
+                self.reader_error = f"tile reader unavailable: {exc}"
+                log.error("%s", self.reader_error)
+
+    def _run(self) -> None:
+        self._ensure_reader()
+        last = 0
+        while not self._stop.is_set():
+            frame = self.buffer.get_newer(last, timeout=0.5)
+            if frame is None:
+                continue
+            last = frame.index
+            try:
+                self.process(frame.image, index=frame.index)
+            except Exception:  # one bad frame must not stop the table
+                log.exception("processing frame %d failed", frame.index)
+
+    # -- the step ---------------------------------------------------------------
+    def process(self, image: np.ndarray, *, index: int | None = None, now: float | None = None) -> StableView:
+        """Gate, read and vote one frame; the same path for threads and tests."""
+        thumb = make_thumbnail(image)
+        reading = None
+        if self.reader is not None and self.stabiliser.wants_reading and not self.stabiliser.is_moving(thumb):
+            reading = self.reader.read(image)
+            self.frames_read += 1
+        view = self.stabiliser.update(thumb, reading, tag=image if reading is not None else None, now=now)
+        t = time.monotonic()
+        with self._cond:
+            self._times.append(t)
+            self.frames_processed += 1
+            self._latest = image
+            self._latest_index = index if index is not None else self.frames_processed
+            if view.version != self._view.version:
+                self._changed_wall = time.time()
+            changed = view is not self._view
+            self._view = view
+            if changed:
+                self._cond.notify_all()
+        return view
+
+    # -- reading the state --------------------------------------------------------
+    def _jpeg(self, name: str, key: Any, make) -> bytes | None:
+        cached = self._jpeg_cache.get(name)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        data = make()
+        self._jpeg_cache[name] = (key, data)
+        return data
+
+    @property
+    def fps(self) -> float:
+        times = list(self._times)
+        if len(times) < 2 or times[-1] <= times[0]:
+            return 0.0
+        if time.monotonic() - times[-1] > 2.0:
+            return 0.0  # nothing processed lately
+        return (len(times) - 1) / (times[-1] - times[0])
+
+    def state(self) -> TableState:
+        with self._cond:
+            view, latest, index, changed = self._view, self._latest, self._latest_index, self._changed_wall
+        q, w = self.jpeg_quality, self.jpeg_max_width
+        frame_jpeg = self._jpeg("frame", index, lambda: encode_jpeg(latest, q, w))
+        annotated = None
+        if view.reading is not None and view.tag is not None:
+            annotated = self._jpeg(
+                "annotated", view.version, lambda: encode_jpeg(_annotate(np.array(view.tag), view.reading), q, w)
+            )
+        camera_error = self.capture.camera_error
+        if self.reader_error:
+            camera_error = f"{camera_error}; {self.reader_error}" if camera_error else self.reader_error
+        return TableState(
+            version=view.version,
+            reading=view.reading,
+            tables=[list(s) for s in view.tables],
+            uncertain=list(view.uncertain),
+            stable=view.stable,
+            camera_ok=self.capture.camera_ok if self.capture.running or self.capture.finished else latest is not None,
+            camera_error=camera_error,
+            annotated_jpeg=annotated,
+            frame_jpeg=frame_jpeg,
+            changed_at=changed,
+            fps=self.fps,
+        )
+
+    def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:
+        """Block until the version differs from ``version`` (or ``timeout`` s); return the state."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._view.version != version or self._stop.is_set(), timeout)
+        return self.state()
+
+
+__all__ = ["LiveTable", "TableState", "TableStabiliser", "encode_jpeg"]

@@ -1,0 +1,316 @@
+"""Deciding when the table has really changed: motion gating and voting over frames.
+
+:class:`TableStabiliser` is a pure stateful step with no threads or clocks of
+its own, so tests feed it synthetic sequences.  Per frame it gets a small grey
+thumbnail and, for still frames, a table reading.  Frames that differ from the
+previous one (hands moving) reset the vote; readings of the still frames since
+then are matched tile by tile (quad centres) and each tile's code is the vote
+of those frames.  The published table changes, and ``version`` bumps, only
+when the voted table differs from the published one; a sudden loss of many
+tiles (a hand resting over them) must persist for ``drop_seconds`` first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, Sequence
+
+import cv2
+import numpy as np
+
+from rules.tiles import Tile
+from vision.types import TileDetections
+
+THUMB_WIDTH = 96
+
+
+class ReadingLike(Protocol):
+    """What the stabiliser needs of a ``vision.reader.TableReading``."""
+
+    detections: TileDetections
+    sets: Sequence[Any]  # each with ``.indices``: detection indices in the set
+
+
+def make_thumbnail(image_bgr: np.ndarray, width: int = THUMB_WIDTH) -> np.ndarray:
+    """Small blurred grey copy of a frame for motion checks (cheap at any resolution)."""
+    h, w = image_bgr.shape[:2]
+    size = (width, max(1, round(h * width / w)))
+    small = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
+    if small.ndim == 3:
+        small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    return cv2.GaussianBlur(small, (3, 3), 0)
+
+
+def motion_fraction(a: np.ndarray, b: np.ndarray, pixel_threshold: int = 25) -> float:
+    """Share of thumbnail pixels that changed, ignoring an overall brightness shift."""
+    if a.shape != b.shape:
+        return 1.0
+    diff = a.astype(np.int16) - b.astype(np.int16)
+    diff -= np.int16(np.median(diff))
+    return float(np.count_nonzero(np.abs(diff) > pixel_threshold)) / diff.size
+
+
+@dataclass(frozen=True)
+class StableView:
+    """The stabiliser's answer after each frame (the table part of ``TableState``)."""
+
+    version: int
+    reading: Any | None  # the reading of the frame that best matches the vote
+    tables: list[list[Tile]]
+    uncertain: list[int]
+    stable: bool
+    changed_at: float
+    tag: Any = None  # what the caller passed with that reading (e.g. its frame)
+
+
+@dataclass
+class _Track:
+    """One physical tile followed across the still frames of a window."""
+
+    center: np.ndarray
+    size: float
+    votes: Counter = field(default_factory=Counter)
+    hits: int = 0
+
+    @property
+    def code(self) -> int:
+        return self.votes.most_common(1)[0][0]
+
+    @property
+    def agreement(self) -> float:
+        total = sum(self.votes.values())
+        return self.votes[self.code] / total if total else 0.0
+
+
+@dataclass
+class _Seen:
+    reading: Any
+    tag: Any
+    tracks: list[int]  # track id for each detection of the reading
+
+
+def _tile_size(quads: np.ndarray) -> np.ndarray:
+    """Short side of each quad (pixels)."""
+    edges = np.linalg.norm(np.roll(quads, -1, axis=1) - quads, axis=2)
+    return np.minimum(edges[:, 0] + edges[:, 2], edges[:, 1] + edges[:, 3]) / 2
+
+
+def table_key(reading: Any) -> tuple:
+    """What must differ for the table to count as changed: the sets and all tile codes."""
+    det = reading.detections
+    codes = [int(c) for c in det.class_ids]
+    sets = sorted(tuple(sorted(codes[i] for i in s.indices)) for s in reading.sets)
+    return tuple(sets), tuple(sorted(codes))
+
+
+def reading_tables(reading: Any) -> list[list[Tile]]:
+    tiles = reading.detections.tiles
+    return [[tiles[i] for i in s.indices] for s in reading.sets]
+
+
+class TableStabiliser:
+    """Motion gate + vote; call :meth:`update` once per processed frame.
+
+    pixel_threshold / motion_threshold: a thumbnail pixel counts as changed
+        above this grey difference; the frame is moving above this share of
+        changed pixels (against the previous frame, or against the first still
+        frame of the window, which catches slow pushes).
+    min_votes: still frames read before a new table is published.
+    max_votes: after this many votes in a still window, :attr:`wants_reading`
+        is False: nothing new to learn until something moves.
+    score_threshold / agreement_threshold: below these a tile is uncertain.
+    drop_fraction / drop_seconds: losing more than this share of tiles (and at
+        least 3) must last this long before it is believed.
+    """
+
+    def __init__(
+        self,
+        *,
+        pixel_threshold: int = 25,
+        motion_threshold: float = 0.01,
+        min_votes: int = 3,
+        max_votes: int = 12,
+        keep_frames: int = 6,
+        score_threshold: float = 0.6,
+        agreement_threshold: float = 0.75,
+        drop_fraction: float = 0.3,
+        drop_seconds: float = 2.0,
+        match_ratio: float = 0.6,
+    ) -> None:
+        if min_votes < 1 or max_votes < min_votes:
+            raise ValueError("need 1 <= min_votes <= max_votes")
+        self.pixel_threshold = pixel_threshold
+        self.motion_threshold = motion_threshold
+        self.min_votes = min_votes
+        self.max_votes = max_votes
+        self.keep_frames = max(1, keep_frames)
+        self.score_threshold = score_threshold
+        self.agreement_threshold = agreement_threshold
+        self.drop_fraction = drop_fraction
+        self.drop_seconds = drop_seconds
+        self.match_ratio = match_ratio
+
+        self._last_thumb: np.ndarray | None = None
+        self._anchor: np.ndarray | None = None  # first still thumbnail of the window
+        self._moving = True
+        self._view = StableView(0, None, [], [], False, time.monotonic())
+        self._key: tuple | None = None
+        self._reset_window(0.0)
+
+    # -- window -------------------------------------------------------------
+    def _reset_window(self, now: float) -> None:
+        self._tracks: list[_Track] = []
+        self._seen: list[_Seen] = []
+        self._votes = 0
+        self._window_start = now
+
+    @property
+    def votes(self) -> int:
+        """Still frames read since the last movement."""
+        return self._votes
+
+    @property
+    def wants_reading(self) -> bool:
+        """Whether the next still frame is worth running the model on."""
+        return self._votes < self.max_votes
+
+    def is_moving(self, thumb: np.ndarray) -> bool:
+        """Would ``thumb`` count as movement?  (Does not change the state.)"""
+        if self._last_thumb is None:
+            return True
+        frac = motion_fraction(thumb, self._last_thumb, self.pixel_threshold)
+        if frac > self.motion_threshold:
+            return True
+        if self._anchor is not None:
+            return motion_fraction(thumb, self._anchor, self.pixel_threshold) > self.motion_threshold
+        return False
+
+    def _match(self, det: TileDetections) -> tuple[list[int], int]:
+        """Track id per detection (new tracks for unmatched) and how many matched."""
+        centers = det.centers
+        sizes = _tile_size(det.quads) if len(det) else np.zeros(0)
+        ids = [-1] * len(det)
+        matched = 0
+        if self._tracks and len(det):
+            tc = np.stack([t.center for t in self._tracks])
+            ts = np.array([t.size for t in self._tracks])
+            dist = np.linalg.norm(centers[:, None, :] - tc[None, :, :], axis=2)
+            limit = 0.5 * np.minimum(sizes[:, None], ts[None, :])
+            pairs = np.argwhere(dist <= limit)
+            order = np.argsort(dist[pairs[:, 0], pairs[:, 1]], kind="stable")
+            used: set[int] = set()
+            for i, j in pairs[order]:
+                if ids[i] < 0 and j not in used:
+                    ids[i] = int(j)
+                    used.add(int(j))
+                    matched += 1
+        for i in range(len(det)):
+            if ids[i] < 0:
+                self._tracks.append(_Track(centers[i].copy(), float(sizes[i])))
+                ids[i] = len(self._tracks) - 1
+        return ids, matched
+
+    def _add(self, reading: Any, tag: Any) -> float:
+        """Vote with one reading; returns the share of tiles that matched earlier frames."""
+        det = reading.detections
+        expected = sum(1 for t in self._tracks if t.hits * 2 >= self._votes) if self._votes else 0
+        ids, matched = self._match(det)
+        for i, tid in enumerate(ids):
+            track = self._tracks[tid]
+            track.hits += 1
+            track.center += (det.centers[i] - track.center) / track.hits
+            weight = 0.5 if det.inferred[i] else 1.0
+            track.votes[int(det.class_ids[i])] += weight * max(float(det.scores[i]), 0.05)
+        self._votes += 1
+        self._seen.append(_Seen(reading, tag, ids))
+        del self._seen[: -self.keep_frames]
+        if not self._votes - 1:
+            return 1.0
+        return matched / max(expected, len(det), 1)
+
+    def _consensus(self) -> dict[int, _Track]:
+        return {i: t for i, t in enumerate(self._tracks) if t.hits * 2 > self._votes}
+
+    def _best_seen(self, consensus: dict[int, _Track]) -> _Seen:
+        """The kept frame whose reading agrees most with the vote (latest on ties)."""
+
+        def score(seen: _Seen) -> int:
+            codes = seen.reading.detections.class_ids
+            good = sum(1 for i, tid in enumerate(seen.tracks) if tid in consensus and consensus[tid].code == codes[i])
+            return 2 * good - len(codes) - len(consensus)
+
+        return max(reversed(self._seen), key=score)
+
+    def _uncertain(self, seen: _Seen, consensus: dict[int, _Track]) -> list[int]:
+        det = seen.reading.detections
+        out = []
+        for i, tid in enumerate(seen.tracks):
+            track = consensus.get(tid)
+            if (
+                track is None
+                or track.code != int(det.class_ids[i])
+                or track.agreement < self.agreement_threshold
+                or det.inferred[i]
+                or det.scores[i] < self.score_threshold
+            ):
+                out.append(i)
+        return out
+
+    # -- the step -------------------------------------------------------------
+    def update(self, thumb: np.ndarray, reading: Any | None = None, *, tag: Any = None, now: float | None = None) -> StableView:
+        """Feed one frame: its thumbnail and, if the model ran on it, its reading."""
+        now = time.monotonic() if now is None else now
+        moving = self.is_moving(thumb)
+        self._last_thumb = thumb
+        if moving:
+            self._anchor = None
+            self._reset_window(now)
+            return self._set_stable(False)
+        if self._anchor is None:
+            self._anchor = thumb
+            self._reset_window(now)
+        if reading is not None:
+            if self._add(reading, tag) < self.match_ratio:
+                # the tiles moved but the picture hardly did: start the vote again
+                self._reset_window(now)
+                self._add(reading, tag)
+            self._maybe_publish(now)
+        return self._set_stable(True)
+
+    def _set_stable(self, stable: bool) -> StableView:
+        if self._view.stable != stable:
+            self._view = replace(self._view, stable=stable)
+        return self._view
+
+    def _maybe_publish(self, now: float) -> None:
+        if self._votes < self.min_votes:
+            return
+        consensus = self._consensus()
+        seen = self._best_seen(consensus)
+        key = table_key(seen.reading)
+        if key == self._key:
+            return
+        old = len(self._key[1]) if self._key else 0
+        new = len(key[1])
+        lost = old - new
+        if lost >= 3 and lost > self.drop_fraction * old and now - self._window_start < self.drop_seconds:
+            return  # probably a hand resting on the tiles: wait before believing it
+        self._key = key
+        self._view = StableView(
+            version=self._view.version + 1,
+            reading=seen.reading,
+            tables=reading_tables(seen.reading),
+            uncertain=self._uncertain(seen, consensus),
+            stable=True,
+            changed_at=now,
+            tag=seen.tag,
+        )
+
+    @property
+    def view(self) -> StableView:
+        return self._view
+
+
+__all__ = ["TableStabiliser", "StableView", "make_thumbnail", "motion_fraction", "table_key", "THUMB_WIDTH"]
