@@ -1,0 +1,234 @@
+"""Rule options: every point where the rule texts disagree, named once.
+
+The defaults of each game come from the current official rules quoted in the
+seed text 004_* (the Lemada leaflet for Sabra, Hertzano's 1978 Official Book
+for the American and International games).  House rules and older editions
+are reachable by name through :data:`VARIANTS` or as overrides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+GAMES = ("sabra", "american", "international")
+RETRIEVED_JOKER = ("any_set", "new_set", "new_set_with_two_rack_tiles", "new_set_only_joker_and_rack")
+DIRECTIONS = ("clockwise", "counterclockwise")
+TILE_SETS = ("standard", "xp")
+SCORINGS = ("sabra", "american", "international", "israeli")
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """One complete, validated choice of rules (frozen, hashable, cheap to compare)."""
+
+    game: str = "sabra"
+    initial_meld: int = 30
+    joker_penalty: int = 30
+    one_high: bool = False
+    retrieved_joker: str = "new_set"
+    manipulate_joker_sets: bool = True
+    group_joker_needs_both_colors: bool = False
+    joker_replacement_from_table: bool = True
+    manipulate_on_initial_meld: bool = False
+    direction: str = "clockwise"
+    turn_time_limit: int | None = 60
+    unfinished_turn_penalty: int = 3
+    tile_set: str = "standard"
+    scoring: str = "sabra"
+    two_jokers_in_set: bool = True
+    trump_bonus: int = 0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _check(f.name, getattr(self, f.name))
+
+    @property
+    def max_jokers(self) -> int:
+        """Jokers in the box: 2 in the 106-tile set, 4 in the XP set."""
+        return 4 if self.tile_set == "xp" else 2
+
+    def replace(self, **changes: Any) -> "RuleOptions":
+        unknown = sorted(set(changes) - set(OPTION_DOCS))
+        if unknown:
+            raise ValueError(f"unknown rule option(s): {', '.join(unknown)}")
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RuleOptions":
+        """Options from a mapping; ``"variant"`` (or ``"rules"``) picks the base, the rest override it."""
+        if not isinstance(d, dict):
+            raise ValueError(f"rule options must be an object, not {type(d).__name__}")
+        d = dict(d)
+        base = d.pop("variant", None) or d.pop("rules", None)
+        if base is None:
+            base = d.get("game", "sabra")
+        return find_variant(base, **d)
+
+    def describe(self) -> list[str]:
+        """One plain line per option: its value and what it means."""
+        return [f"{name} = {getattr(self, name)!r}: {doc['summary']}" for name, doc in OPTION_DOCS.items()]
+
+
+def _check(name: str, value: Any) -> None:
+    """Raise ValueError naming the option and the bad value."""
+    doc = OPTION_DOCS[name]
+    kind = doc["type"]
+    ok: bool
+    if kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    elif kind == "int|None":
+        ok = value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
+    else:
+        ok = value in doc["values"]
+    if not ok:
+        allowed = doc.get("values") or kind
+        raise ValueError(f"bad value {value!r} for rule option {name} (allowed: {allowed})")
+
+
+# name -> summary, type, values, default per game, seed source.  The README's and
+# docs/rules.md's options table is written from this.
+OPTION_DOCS: dict[str, dict[str, Any]] = {
+    "game": dict(
+        summary="which game: Sabra (the one in today's boxes), American or International",
+        type="str", values=GAMES,
+        source="004_* 'Introduction' (Official Rummikub Book, 1978: three games)",
+    ),
+    "initial_meld": dict(
+        summary="points the first meld must reach from rack tiles alone (joker = tile it stands for)",
+        type="int", values=None,
+        source="004_* leaflet (30); 'Variations': 50 in Pressman 1987; American: 21; International: 50",
+    ),
+    "joker_penalty": dict(
+        summary="points a joker left on a rack costs at the end of a hand",
+        type="int", values=None,
+        source="004_* leaflet (30); 'Variations': 25 in the Dutch Official Book, 6th ed. 1985",
+    ),
+    "one_high": dict(
+        summary="'1' may be high or low (12-13-1 valid) but never both (13-1-2 invalid); False: always low",
+        type="bool", values=(True, False),
+        source="004_* leaflet and Sabra: always low; American and International (Official Book): high or low",
+    ),
+    "retrieved_joker": dict(
+        summary="how a joker taken back from the table must be re-used this turn: any_set; new_set "
+                "(a set that was not on the table); new_set_with_two_rack_tiles; new_set_only_joker_and_rack",
+        type="str", values=RETRIEVED_JOKER,
+        source="004_* 'Variations' interpretations 1-4 (Goliath 1994/Pressman 1980/Lemada today; "
+               "Lemada 1999 and the leaflet; Spear 1988 and Pressman 1987/1998; strictest reading)",
+    ),
+    "manipulate_joker_sets": dict(
+        summary="sets holding a joker may be split and rearranged like any set, the joker keeping "
+                "the tile it stands for; False: only tiles may be added to them",
+        type="bool", values=(True, False),
+        source="004_* 'Variations': yes in Goliath 1994, Pressman 1998, Lemada 1999 and online, Dutch Sabra; "
+               "no in the Official Book and Pressman 1987",
+    ),
+    "group_joker_needs_both_colors": dict(
+        summary="a joker in a 3-tile group is freed only when both missing colours are supplied",
+        type="bool", values=(True, False),
+        source="004_* 'Variations': Official Book option and Pressman 1980; the leaflet: either colour",
+    ),
+    "joker_replacement_from_table": dict(
+        summary="the tile that frees a joker may come from the table, not only from the rack",
+        type="bool", values=(True, False),
+        source="004_* leaflet and 'Variations': Lemada 2014 online rules; Official Book: from hand",
+    ),
+    "manipulate_on_initial_meld": dict(
+        summary="on the turn of the initial meld the player may also add to and rearrange table sets",
+        type="bool", values=(True, False),
+        source="004_* 'Variations': yes in Spears 1988 and Dutch Sabra; no in the Dutch Spelregelboek, "
+               "Lemada 1999 and the leaflet ('on turns after ... initial meld')",
+    ),
+    "direction": dict(
+        summary="direction of play",
+        type="str", values=DIRECTIONS,
+        source="004_* leaflet: clockwise; 'Variations': the Official Book plays counter-clockwise (American too)",
+    ),
+    "turn_time_limit": dict(
+        summary="seconds per turn, or null for no limit",
+        type="int|None", values=None,
+        source="004_* leaflet: 1 minute (Lemada); Sabra text: e.g. two minutes; American: none",
+    ),
+    "unfinished_turn_penalty": dict(
+        summary="tiles drawn by a player whose time ran out with the table left invalid",
+        type="int", values=None,
+        source="004_* leaflet 'Incomplete Runs' and Sabra text: draw 3 tiles",
+    ),
+    "tile_set": dict(
+        summary="the box: standard 106 tiles (2 jokers) or XP 160 tiles for 5-6 players (4 jokers)",
+        type="str", values=TILE_SETS,
+        source="004_* leaflet 'Contents' (106 tiles; Rummikub XP 160 tiles)",
+    ),
+    "scoring": dict(
+        summary="how a hand is scored: sabra, american, international or israeli (minus scoring)",
+        type="str", values=SCORINGS,
+        source="004_* 'Scoring' of each game; 000_* Israeli minus scoring",
+    ),
+    "two_jokers_in_set": dict(
+        summary="both jokers may sit in one set",
+        type="bool", values=(True, False),
+        source="004_* 'Variations': not forbidden anywhere, explicitly allowed by Lemada online rules",
+    ),
+    "trump_bonus": dict(
+        summary="International: extra points for holding the tile identical to the trump (0 = off)",
+        type="int", values=None,
+        source="004_* International: 'some play ... you score an extra 50 points'",
+    ),
+}
+
+_SABRA = RuleOptions()
+_AMERICAN = RuleOptions(
+    game="american", initial_meld=21, one_high=True, retrieved_joker="new_set",
+    manipulate_joker_sets=False, joker_replacement_from_table=False,
+    direction="counterclockwise", turn_time_limit=None, scoring="american",
+)
+_INTERNATIONAL = replace(_AMERICAN, game="international", initial_meld=50, scoring="international")
+
+VARIANTS: dict[str, RuleOptions] = {
+    # the three games of the Official Book, defaults from the current rules
+    "sabra": _SABRA,
+    "american": _AMERICAN,
+    "international": _INTERNATIONAL,
+    # Israeli minus scoring (000_*) is played with the Open-Rummy game of the American family
+    "israeli": replace(_AMERICAN, scoring="israeli"),
+    # documented editions and house rules (004_* 'Variations')
+    "official_book": replace(
+        _SABRA, retrieved_joker="new_set", manipulate_joker_sets=False,
+        joker_replacement_from_table=False, direction="counterclockwise", turn_time_limit=120,
+    ),
+    "dutch_sabra": replace(_SABRA, joker_penalty=25, manipulate_joker_sets=True,
+                           manipulate_on_initial_meld=True, joker_replacement_from_table=False),
+    "pressman_1987": replace(
+        _SABRA, initial_meld=50, retrieved_joker="new_set_with_two_rack_tiles",
+        manipulate_joker_sets=False, joker_replacement_from_table=False,
+        manipulate_on_initial_meld=True, turn_time_limit=None,
+    ),
+    "pressman_1980": replace(_SABRA, retrieved_joker="any_set", group_joker_needs_both_colors=True,
+                             joker_replacement_from_table=False, turn_time_limit=None),
+    "lemada_2014": replace(_SABRA, retrieved_joker="any_set", manipulate_joker_sets=True,
+                           joker_replacement_from_table=True),
+    "house_50": replace(_SABRA, initial_meld=50),
+    "xp": replace(_SABRA, tile_set="xp"),
+}
+
+
+def find_variant(name: str, **overrides: Any) -> RuleOptions:
+    """The named variant (case-insensitive, '-' or '_'), with options overridden by keyword."""
+    if isinstance(name, RuleOptions):
+        base = name
+    else:
+        key = str(name).strip().lower().replace("-", "_").replace(" ", "_")
+        if key not in VARIANTS:
+            raise ValueError(f"unknown rules {name!r} (known: {', '.join(VARIANTS)})")
+        base = VARIANTS[key]
+    return base.replace(**overrides) if overrides else base
+
+
+def default_for(game: str, name: str) -> Any:
+    """The default of option ``name`` in game ``game`` (for documentation tables)."""
+    return getattr(find_variant(game), name)

@@ -1,0 +1,241 @@
+"""Sets on the table: is this row of tiles a group or a run, and what do its jokers stand for?
+
+A set is judged as a multiset: tiles laid a little out of order by a hand or
+read slightly out of order by the camera are still the same set.  When the
+tiles are laid in order (ascending or descending) each joker is read as the
+tile at its own place, and those readings come first in ``readings``.
+
+Every verdict is cached: the same set is judged again on every camera frame
+and by the turn validator, so repeated sets cost a dictionary lookup.  A run
+is found by sliding a window over 1-13 (1-14 with '1' high), never by trying
+what each joker might be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from typing import Sequence
+
+from rules.options import RuleOptions
+from rules.tiles import ALL_FACES, JOKER, Color, Tile
+
+_DEFAULT = RuleOptions()
+HIGH_ONE = 14  # a '1' played after 13 (American and International)
+
+
+@dataclass(frozen=True)
+class SetVerdict:
+    """What a set is: valid or not (and why), run or group, its value and its joker readings."""
+
+    tiles: tuple[Tile, ...]
+    valid: bool
+    kind: str | None  # "run" | "group" | None
+    value: int | None  # a joker counts as the tile it stands for; highest reading if ambiguous
+    problem: str | None
+    readings: tuple[tuple[Tile, ...], ...]  # each: the whole set, jokers replaced, same order
+    kinds: tuple[str, ...] = ()  # kind of each reading
+    laid: tuple[bool, ...] = ()  # each reading agrees with the order the tiles lie in
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.readings) > 1
+
+    def joker_meanings(self) -> list[frozenset[Tile]]:
+        """For each joker (in order of place) the tiles it may stand for.
+
+        Readings that respect the order the tiles were laid in win over the
+        others: a joker laid after R5 R6 stands for R7, not R4.
+        """
+        spots = [i for i, t in enumerate(self.tiles) if t.is_joker]
+        laid = [r for r, ok in zip(self.readings, self.laid) if ok]
+        use = laid or list(self.readings)
+        return [frozenset(r[i] for r in use) for i in spots]
+
+    def to_dict(self) -> dict:
+        return {
+            "tiles": [t.code for t in self.tiles],
+            "valid": self.valid,
+            "kind": self.kind,
+            "value": self.value,
+            "problem": self.problem,
+        }
+
+
+def analyse_set(tiles: Sequence[Tile], options: RuleOptions | None = None) -> SetVerdict:
+    """Judge one set under ``options`` (Sabra rules by default)."""
+    o = options or _DEFAULT
+    return _analyse(tuple(tiles), o.one_high, o.max_jokers, o.two_jokers_in_set)
+
+
+def is_valid_set(tiles: Sequence[Tile], options: RuleOptions | None = None) -> bool:
+    return analyse_set(tiles, options).valid
+
+
+def set_value(tiles: Sequence[Tile], options: RuleOptions | None = None) -> int | None:
+    return analyse_set(tiles, options).value
+
+
+def suggest_missing(tiles: Sequence[Tile | None], options: RuleOptions | None = None) -> list[Tile]:
+    """For a set with one unreadable place (``None``), every tile that would make it valid.
+
+    Number tiles come first in index order, then the joker when a joker would do.
+    """
+    holes = [i for i, t in enumerate(tiles) if t is None]
+    if len(holes) != 1:
+        raise ValueError(f"suggest_missing needs exactly one unknown tile (None), got {len(holes)}")
+    i = holes[0]
+    out = []
+    for face in ALL_FACES:
+        trial = list(tiles)
+        trial[i] = face
+        if analyse_set(trial, options).valid:
+            out.append(face)
+    return out
+
+
+def clear_cache() -> None:
+    """Forget cached verdicts (for benchmarks that want a cold start)."""
+    _analyse.cache_clear()
+
+
+def _colour(c: Color) -> str:
+    return c.name.lower()
+
+
+@lru_cache(maxsize=1 << 16)
+def _analyse(tiles: tuple[Tile, ...], one_high: bool, max_jokers: int, two_jokers: bool) -> SetVerdict:
+    for t in tiles:
+        if not isinstance(t, Tile):
+            raise TypeError(f"a set holds tiles, not {t!r}")
+    n = len(tiles)
+    spots = [i for i, t in enumerate(tiles) if t.is_joker]
+    k = len(spots)
+    naturals = [t for t in tiles if not t.is_joker]
+
+    def bad(problem: str) -> SetVerdict:
+        return SetVerdict(tiles, False, None, None, problem, ())
+
+    if n < 3:
+        return bad(f"a set needs at least 3 tiles; this one has {n}")
+    if k > max_jokers:
+        return bad(f"{k} jokers, but the box holds only {max_jokers}")
+    if k > 1 and not two_jokers:
+        return bad("two jokers in one set are not allowed under these rules")
+    if not naturals:
+        return _all_jokers(tiles)
+
+    found: list[tuple[tuple[Tile, ...], str, int, bool]] = []  # reading, kind, value, laid in order
+    numbers = {t.number for t in naturals}
+    colours = {t.color for t in naturals}
+    if len(numbers) == 1 and n <= 4 and len(colours) == len(naturals):
+        x = naturals[0].number
+        missing = [c for c in Color if c not in colours]
+        for combo in combinations(missing, k):
+            r = list(tiles)
+            for i, c in zip(spots, combo):
+                r[i] = Tile(c, x)
+            found.append((tuple(r), "group", x * n, True))
+    if len(colours) == 1 and n <= 13:
+        found.extend(_runs(tiles, naturals, spots, one_high))
+
+    if not found:
+        return bad(_why_not(tiles, naturals, k, one_high))
+    found.sort(key=lambda f: (not f[3], -f[2]))
+    best = max(found, key=lambda f: f[2])
+    return SetVerdict(
+        tiles=tiles,
+        valid=True,
+        kind=best[1],
+        value=best[2],
+        problem=None,
+        readings=tuple(f[0] for f in found),
+        kinds=tuple(f[1] for f in found),
+        laid=tuple(f[3] for f in found),
+    )
+
+
+def _runs(tiles, naturals, spots, one_high):
+    """Every window of consecutive numbers that the naturals fit, jokers filling the rest."""
+    n = len(tiles)
+    colour = naturals[0].color
+    top = HIGH_ONE if one_high else 13
+    out = []
+    for s in range(1, top - n + 2):
+        e = s + n - 1
+        if s == 1 and e == HIGH_ONE:
+            continue  # '1' low and high at once
+        mapped = []
+        for t in naturals:
+            num = t.number
+            if num == 1 and e == HIGH_ONE:
+                num = HIGH_ONE
+            mapped.append(num)
+        if len(set(mapped)) != len(mapped) or min(mapped) < s or max(mapped) > e:
+            continue
+        nat_places = [i for i, t in enumerate(tiles) if not t.is_joker]
+        up = all(m == s + i for m, i in zip(mapped, nat_places))
+        down = all(m == e - i for m, i in zip(mapped, nat_places))
+        if up:
+            fill = [s + i for i in spots]
+        elif down:
+            fill = [e - i for i in spots]
+        else:
+            fill = sorted(set(range(s, e + 1)) - set(mapped))
+        r = list(tiles)
+        for i, num in zip(spots, fill):
+            r[i] = Tile(colour, 1 if num == HIGH_ONE else num)
+        value = sum(1 if v == HIGH_ONE else v for v in range(s, e + 1))
+        out.append((tuple(r), "run", value, up or down))
+    return out
+
+
+def _all_jokers(tiles: tuple[Tile, ...]) -> SetVerdict:
+    """Only jokers (possible with the XP box): valid, but what it is must be declared at the table."""
+    n = len(tiles)
+    group = 13 * n if n <= 4 else 0
+    run = sum(range(14 - n, 14))
+    return SetVerdict(tiles, True, None, max(group, run), None, ())
+
+
+def _why_not(tiles, naturals, k, one_high) -> str:
+    """The plainest true reason a set is not valid."""
+    n = len(tiles)
+    numbers = sorted({t.number for t in naturals})
+    colours = {t.color for t in naturals}
+    dup = sorted(t for t in set(naturals) if naturals.count(t) > 1)
+    if len(numbers) == 1 and len(colours) < len(naturals):
+        twice = [_colour(c) for c in Color if sum(t.color == c for t in naturals) > 1]
+        return f"a group needs different colours, but {' and '.join(twice)} appear{'s' if len(twice) == 1 else ''} twice ({', '.join(map(str, dup))})"
+    if len(numbers) == 1:
+        return f"a group has at most 4 tiles; this one has {n}"
+    if len(colours) > 1:
+        return (
+            "neither a group (the numbers differ: "
+            f"{', '.join(map(str, numbers))}) nor a run (the colours differ: "
+            f"{', '.join(_colour(c) for c in Color if c in colours)})"
+        )
+    colour = _colour(naturals[0].color)
+    if dup:
+        return f"a run needs different numbers, but {', '.join(map(str, dup))} appears twice"
+    if n > 13:
+        return f"a run has at most 13 tiles; this one has {n}"
+    if 1 in numbers and len(numbers) > 1:
+        high = sorted(HIGH_ONE if x == 1 else x for x in numbers)
+        fits_high = (high[-1] - high[0] + 1) - len(numbers) <= k
+        if fits_high and not one_high:
+            return "'1' is always low under these rules: it cannot follow 13"
+        others = numbers[1:]
+        if one_high and not fits_high and max(others) >= 11 and min(others) <= 3:
+            return "a '1' may be high or low but not both: 13-1-2 is not a run"
+    gaps = numbers[-1] - numbers[0] + 1 - len(numbers)
+    return (
+        f"the {colour} {numbers[0]}-{numbers[-1]} run is not consecutive: "
+        f"{gaps} missing tile{'s' if gaps != 1 else ''}, {k} joker{'s' if k != 1 else ''} to fill"
+    )
+
+
+__all__ = [
+    "SetVerdict", "analyse_set", "is_valid_set", "set_value", "suggest_missing", "clear_cache", "JOKER",
+]

@@ -1,0 +1,271 @@
+"""Was a turn legal?  Compare the table before and after it with the player's rack.
+
+Only the two pictures of the table are known, not the moves in between, so
+every rule is checked on what changed: tiles that appeared (they must come from
+the rack), tiles that vanished (never allowed), sets that changed, and jokers.
+Jokers look alike, so a joker is followed by the tile it stands for: a joker
+that stands for the same tile after the turn as before is the same joker; one
+whose meaning changed was freed ("retrieved") and the rules on replacing and
+re-using it apply.  Every broken rule is reported, in plain words.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from rules.options import RuleOptions
+from rules.sets import SetVerdict, analyse_set
+from rules.tiles import JOKER, STANDARD, XP, RuleError, Tile, format_tiles
+
+_DEFAULT = RuleOptions()
+
+
+@dataclass
+class TurnVerdict:
+    """The judgement of one turn: legal or not, every problem, and the rack tiles played."""
+
+    legal: bool
+    problems: list[str]
+    placed: list[Tile]
+    retrieved: list[frozenset[Tile]] = field(default_factory=list)  # what each freed joker stood for
+    meld_value: int | None = None  # value of the initial meld, on that turn only
+
+    def to_dict(self) -> dict:
+        return {"legal": self.legal, "problems": list(self.problems), "placed": [t.code for t in self.placed]}
+
+
+@dataclass
+class _Joker:
+    set_index: int
+    meanings: frozenset[Tile] | None  # None: in an invalid set, could be anything
+
+
+def _names(tiles) -> str:
+    return " or ".join(sorted(t.code for t in tiles)) or "an unknown tile"
+
+
+def _joker_list(sets: list[tuple[Tile, ...]], verdicts: list[SetVerdict]) -> list[_Joker]:
+    out = []
+    for i, (s, v) in enumerate(zip(sets, verdicts)):
+        if JOKER not in s:
+            continue
+        if v.valid and v.readings:
+            out.extend(_Joker(i, m) for m in v.joker_meanings())
+        else:
+            out.extend(_Joker(i, None) for t in s if t.is_joker)
+    return out
+
+
+def _match(before: list[_Joker], after: list[_Joker]) -> dict[int, int]:
+    """Largest pairing of before-jokers with after-jokers that keep their meaning (augmenting paths)."""
+    def fits(b: _Joker, a: _Joker) -> bool:
+        return b.meanings is None or a.meanings is None or bool(b.meanings & a.meanings)
+
+    owner: dict[int, int] = {}  # after index -> before index
+
+    def augment(bi: int, seen: set[int]) -> bool:
+        for ai, a in enumerate(after):
+            if ai in seen or not fits(before[bi], a):
+                continue
+            seen.add(ai)
+            if ai not in owner or augment(owner[ai], seen):
+                owner[ai] = bi
+                return True
+        return False
+
+    for bi in range(len(before)):
+        augment(bi, set())
+    return {bi: ai for ai, bi in owner.items()}
+
+
+def _key(s: Sequence[Tile]) -> tuple[Tile, ...]:
+    return tuple(sorted(s, key=lambda t: t.index))
+
+
+def validate_turn(
+    before: list[list[Tile]],
+    after: list[list[Tile]],
+    rack: list[Tile],
+    *,
+    has_melded: bool,
+    options: RuleOptions | None = None,
+) -> TurnVerdict:
+    """Judge the turn that turned table ``before`` into table ``after``, ``rack`` being the rack before it."""
+    o = options or _DEFAULT
+    before_sets = [tuple(s) for s in before if len(s)]
+    after_sets = [tuple(s) for s in after if len(s)]
+    problems: list[str] = []
+
+    before_v = [analyse_set(s, o) for s in before_sets]
+    after_v = [analyse_set(s, o) for s in after_sets]
+    for i, (s, v) in enumerate(zip(after_sets, after_v), 1):
+        if not v.valid:
+            problems.append(f"set {i} ({format_tiles(s)}) is not valid: {v.problem}")
+
+    table_before = Counter(t for s in before_sets for t in s)
+    table_after = Counter(t for s in after_sets for t in s)
+    rack_count = Counter(rack)
+    vanished = table_before - table_after
+    added = table_after - table_before
+    for t in sorted(t for t in vanished if not t.is_joker):
+        n = vanished[t]
+        problems.append(
+            f"{t} {'was' if n == 1 else f'({n} copies) were'} on the table before and "
+            "is gone: tiles on the table may not be taken back to a rack"
+        )
+    if vanished[JOKER]:
+        problems.append(
+            "a joker left the table: a joker freed from a set must be played again the same turn "
+            "and may not be kept on a rack"
+        )
+    not_held = added - rack_count
+    for t in sorted(not_held):
+        what = "a joker" if t.is_joker else str(t)
+        problems.append(f"{what} was added to the table but is not on the player's rack")
+    placed_count = added & rack_count
+    placed: list[Tile] = []
+    left = Counter(placed_count)
+    for t in rack:
+        if left[t]:
+            left[t] -= 1
+            placed.append(t)
+    if not added:
+        problems.append("no tile was added from the rack (a player who cannot or will not play draws a tile)")
+    box = XP if o.tile_set == "xp" else STANDARD
+    try:
+        box.check_counts(list(table_after.elements()) + list((rack_count - placed_count).elements()))
+    except RuleError as exc:
+        problems.append(f"the table and rack hold {exc}")
+
+    # jokers, followed by what they stand for
+    jb = _joker_list(before_sets, before_v)
+    ja = _joker_list(after_sets, after_v)
+    kept = _match(jb, ja)
+    freed = [b for i, b in enumerate(jb) if i not in kept]
+    matched_after = set(kept.values())
+    landing = [a for i, a in enumerate(ja) if i not in matched_after]
+    retrieved = [b.meanings or frozenset() for b in freed]
+    if freed and not has_melded:
+        problems.append("a joker may not be taken from the table before the player's initial meld")
+    supply = Counter(placed_count) if not o.joker_replacement_from_table else Counter(table_after)
+    source = "from the rack" if not o.joker_replacement_from_table else "on the table"
+    for b in freed:
+        meanings = b.meanings or frozenset()
+        orig = before_sets[b.set_index]
+        need_both = (
+            o.group_joker_needs_both_colors and before_v[b.set_index].kind == "group"
+            and len(orig) == 3 and orig.count(JOKER) == 1
+        )
+        if need_both:
+            missing = [t for t in sorted(meanings) if supply[t] < 1]
+            if missing:
+                problems.append(
+                    f"the joker in the group {format_tiles(orig)} is freed only when both missing "
+                    f"tiles are supplied {source}; {_names(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+                )
+            for t in meanings:
+                supply[t] -= 1
+            continue
+        got = next((t for t in sorted(meanings) if supply[t] > 0), None)
+        if got is None:
+            detail = ""
+            if o.joker_replacement_from_table is False and any(table_after[t] for t in meanings):
+                detail = " (the replacing tile must come from the rack under these rules)"
+            problems.append(
+                f"the joker that stood for {_names(meanings)} in {format_tiles(orig)} now stands for "
+                f"another tile, but {_names(meanings)} was not put {source} in its place{detail}"
+            )
+        else:
+            supply[got] -= 1
+    for b, a in zip(freed, landing):
+        _check_reuse(o, b, a, before_sets, after_sets, placed_count, problems)
+
+    if not o.manipulate_joker_sets:
+        freed_by_set = Counter(b.set_index for b in freed)
+        after_counts = [Counter(s) for s in after_sets]
+        for i, s in enumerate(before_sets):
+            if JOKER not in s:
+                continue
+            need = Counter(s)
+            need[JOKER] -= freed_by_set[i]
+            need = +need
+            if not any(all(c[t] >= n for t, n in need.items()) for c in after_counts):
+                problems.append(
+                    f"the set {format_tiles(s)} holds a joker: tiles may be added to it, "
+                    "but it may not be split or rearranged"
+                )
+
+    meld_value = None
+    if not has_melded:
+        meld_value = _initial_meld(o, before_sets, after_sets, after_v, placed_count, problems)
+
+    return TurnVerdict(not problems, problems, placed, retrieved, meld_value)
+
+
+def _check_reuse(o, b, a, before_sets, after_sets, placed_count, problems) -> None:
+    """The freed joker ``b`` landed in after-set ``a.set_index``: is that re-use allowed?"""
+    rule = o.retrieved_joker
+    if rule == "any_set":
+        return
+    s = after_sets[a.set_index]
+    have = Counter(s)
+    existed = any(
+        all(have[t] >= n for t, n in Counter(t for t in old if not t.is_joker).items())
+        for old in before_sets
+    )
+    from_rack = Counter({t: min(n, placed_count[t]) for t, n in have.items() if not t.is_joker})
+    label = format_tiles(s)
+    if existed:
+        problems.append(
+            f"the freed joker was put into {label}, which extends a set already on the table; "
+            "it must be played in a new set"
+        )
+        return
+    if rule == "new_set":
+        return
+    n_rack = sum(from_rack.values())
+    if n_rack < 2:
+        problems.append(
+            f"the freed joker must be played in a new set with at least two tiles from the rack; "
+            f"{label} has {n_rack}"
+        )
+        return
+    if rule == "new_set_only_joker_and_rack":
+        core = [JOKER] + list(from_rack.elements())
+        if not analyse_set(core, o).valid:
+            problems.append(
+                f"the freed joker must first form a new set with rack tiles alone; "
+                f"{format_tiles(core)} is not a set by itself"
+            )
+
+
+def _initial_meld(o, before_sets, after_sets, after_v, placed_count, problems) -> int:
+    """Check the initial meld: new sets of rack tiles only, worth at least the threshold."""
+    old = Counter(_key(s) for s in before_sets)
+    new = Counter(_key(s) for s in after_sets)
+    changed = old - new
+    if changed and not o.manipulate_on_initial_meld:
+        problems.append(
+            "the initial meld must be new sets made of rack tiles only; the table sets "
+            f"{', '.join(format_tiles(s) for s in sorted(changed.elements()))} were used or changed"
+        )
+    fresh = new - old
+    left = Counter(placed_count)
+    value = 0
+    verdict_of = {_key(s): v for s, v in zip(after_sets, after_v)}
+    for key in sorted(fresh.elements()):
+        need = Counter(key)
+        v = verdict_of[key]
+        if v.valid and all(left[t] >= n for t, n in need.items()):
+            left -= need
+            value += v.value or 0
+    if value < o.initial_meld and any(placed_count.values()):
+        problems.append(
+            f"the initial meld is worth {value} points from rack tiles; it must reach {o.initial_meld}"
+        )
+    return value
+
+
+__all__ = ["TurnVerdict", "validate_turn"]
