@@ -1,0 +1,1 @@
+"""The tile model: its ONNX files, the scene renderer and the training/export recipe."""

@@ -1,0 +1,276 @@
+"""Where tiles go: sets edge to edge, loose tiles, face-down tiles and two-row racks.
+
+Positions are in canvas pixels before the camera's perspective; a tile is a
+centre, a height and an angle (degrees, clockwise on screen, 0 = upright).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from rules.tiles import JOKER_INDEX
+
+JOKER = JOKER_INDEX
+
+
+@dataclass
+class Spot:
+    """One tile on the table: ``index`` 0-52, or None for a face-down tile."""
+
+    index: int | None
+    center: tuple[float, float]
+    angle: float
+    height: float
+    squash: float = 1.0  # vertical foreshortening of the face (racks seen from the front)
+    lift: tuple[float, float] | None = None  # thickness direction and length; None: the scene's
+
+    def quad(self, aspect: float) -> np.ndarray:
+        """Face corners TL, TR, BR, BL of the upright tile, in canvas pixels."""
+        h = self.height * self.squash
+        w = self.height * aspect
+        local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]], np.float64)
+        a = np.radians(self.angle)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        return (local @ rot.T + np.asarray(self.center, np.float64)).astype(np.float32)
+
+
+@dataclass
+class Rack:
+    """A two-row rack seen from the front: its body and ledges are drawn around the tiles."""
+
+    body: np.ndarray          # (4, 2) canvas polygon of the stand
+    ledges: list[np.ndarray]  # polygons drawn in front of each row's foot
+    color: tuple[float, float, float]
+
+
+@dataclass
+class Layout:
+    spots: list[Spot] = field(default_factory=list)
+    sets: list[list[int]] = field(default_factory=list)  # positions in ``spots`` of each line of tiles
+    racks: list[Rack] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ tile sequences
+
+def random_set(rng: np.random.Generator) -> list[int]:
+    """Tile indices of one line on the table: mostly valid runs and groups, some invalid ones."""
+    roll = rng.random()
+    if roll < 0.4:  # run
+        color = int(rng.integers(4))
+        length = int(rng.integers(3, 8))
+        start = int(rng.integers(1, 15 - length)) if length < 13 else 1
+        tiles = [color * 13 + n - 1 for n in range(start, min(14, start + length))]
+    elif roll < 0.7:  # group
+        number = int(rng.integers(1, 14))
+        colors = rng.permutation(4)[: int(rng.integers(3, 5))]
+        tiles = [int(c) * 13 + number - 1 for c in colors]
+    elif roll < 0.85:  # broken: a run with a wrong tile or gap, a group with a repeated colour
+        tiles = random_set(rng)
+        pos = int(rng.integers(len(tiles)))
+        tiles[pos] = int(rng.integers(52))
+    else:  # any tiles at all (keeps every class frequent)
+        tiles = [int(i) for i in rng.integers(0, 52, int(rng.integers(2, 7)))]
+    if rng.random() < 0.2:
+        tiles[int(rng.integers(len(tiles)))] = JOKER
+    return tiles
+
+
+# ------------------------------------------------------------------ placement
+
+class Occupancy:
+    """A coarse mask of the canvas already used, so new sets do not land on old ones."""
+
+    def __init__(self, width: int, height: int, scale: float = 0.25):
+        self.scale = scale
+        self.mask = np.zeros((max(1, int(height * scale)), max(1, int(width * scale))), np.uint8)
+
+    def _poly(self, corners: np.ndarray, margin: float) -> np.ndarray:
+        hull = cv2.convexHull(corners.astype(np.float32).reshape(-1, 2)).reshape(-1, 2)
+        c = hull.mean(axis=0)
+        d = hull - c
+        n = np.linalg.norm(d, axis=1, keepdims=True) + 1e-6
+        return ((c + d * (1 + margin / n)) * self.scale).astype(np.int32)
+
+    def free(self, corners: np.ndarray, margin: float = 4.0) -> bool:
+        poly = self._poly(corners, margin)
+        x0, y0 = poly.min(axis=0)
+        x1, y1 = poly.max(axis=0) + 1
+        H, W = self.mask.shape
+        cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(W, x1), min(H, y1)
+        if cx1 <= cx0 or cy1 <= cy0:
+            return True
+        local = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(local, poly - (x0, y0), 1)
+        return not np.any(local[cy0 - y0: cy1 - y0, cx0 - x0: cx1 - x0] & self.mask[cy0:cy1, cx0:cx1])
+
+    def take(self, corners: np.ndarray, margin: float = 4.0) -> None:
+        cv2.fillConvexPoly(self.mask, self._poly(corners, margin), 1)
+
+
+def line_of_tiles(indices: list, start: tuple[float, float], angle: float, height: float, aspect: float,
+                  rng: np.random.Generator, gap: float | None = None, jitter: float = 1.0) -> list[Spot]:
+    """Tiles edge to edge from ``start`` (centre of the first) along the reading direction."""
+    a = np.radians(angle)
+    u = np.array([np.cos(a), np.sin(a)])
+    v = np.array([-np.sin(a), np.cos(a)])
+    width = height * aspect
+    spots, pos = [], 0.0
+    for index in indices:
+        g = gap if gap is not None else rng.uniform(0.0, 0.05) * height
+        off = rng.normal(0, 0.012 * height * jitter)
+        c = np.asarray(start) + u * pos + v * off
+        spots.append(Spot(index, (float(c[0]), float(c[1])), float(angle + rng.normal(0, 0.8 * jitter)), height))
+        pos += width + g
+    return spots
+
+
+def _pick_angle(rng: np.random.Generator, base: float | None) -> float:
+    if base is not None:
+        return base + rng.normal(0, 2.0)
+    if rng.random() < 0.5:
+        return float(rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 1.0))
+    return float(rng.uniform(0, 360))
+
+
+def _all_corners(spots: list[Spot], aspect: float) -> np.ndarray:
+    return np.concatenate([s.quad(aspect) for s in spots])
+
+
+def place(rng, occ: Occupancy, make, size, tries: int = 25, margin: float = 4.0) -> list[Spot] | None:
+    """Call ``make(center)`` at random centres until its tiles fit on free table."""
+    W, H = size
+    for _ in range(tries):
+        center = rng.uniform((0.05 * W, 0.05 * H), (0.95 * W, 0.95 * H))
+        spots = make(center)
+        corners = np.concatenate([s[1] for s in spots])
+        if occ.free(corners, margin):
+            occ.take(corners, margin)
+            return [s[0] for s in spots]
+    return None
+
+
+def table_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
+                 occ: Occupancy, max_tiles: int = 90) -> Layout:
+    """Sets in lines (aligned or every which way), a few loose tiles and face-down ones."""
+    layout = Layout()
+    aligned = rng.random() < 0.6
+    base = (float(rng.choice([0.0, 0.0, 0.0, 90.0, 180.0, 270.0])) if rng.random() < 0.7
+            else float(rng.uniform(0, 360))) if aligned else None
+    failures = 0
+    while len(layout.spots) < max_tiles and failures < 6:
+        roll = rng.random()
+        if roll < 0.72:
+            indices = random_set(rng)
+            angle = _pick_angle(rng, base)
+        elif roll < 0.86:
+            indices = [int(rng.integers(53))]
+            angle = _pick_angle(rng, None)
+        else:
+            indices = [None] * int(rng.integers(1, 4))
+            angle = _pick_angle(rng, base if rng.random() < 0.5 else None)
+        gap = None if rng.random() < 0.8 else float(rng.uniform(0.05, 0.3) * height)
+
+        def make(center, indices=indices, angle=angle, gap=gap):
+            n = len(indices)
+            a = np.radians(angle)
+            u = np.array([np.cos(a), np.sin(a)])
+            start = center - u * (n - 1) / 2 * height * aspect
+            spots = line_of_tiles(indices, start, angle, height, aspect, rng, gap)
+            return [(s, s.quad(aspect)) for s in spots]
+
+        spots = place(rng, occ, make, size, margin=float(rng.uniform(0.1, 0.8) * height))
+        if spots is None:
+            failures += 1
+            continue
+        first = len(layout.spots)
+        layout.spots += spots
+        if len(spots) > 1 and spots[0].index is not None:
+            layout.sets.append(list(range(first, first + len(spots))))
+    return layout
+
+
+def scatter_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
+                   occ: Occupancy, count: int) -> Layout:
+    """Loose tiles at any angle; some lie partly on top of others."""
+    layout = Layout()
+    W, H = size
+    for _ in range(count):
+        index = None if rng.random() < 0.15 else int(rng.integers(53))
+        angle = _pick_angle(rng, None)
+        if rng.random() < 0.15 and layout.spots:  # on top of an earlier tile
+            other = layout.spots[int(rng.integers(len(layout.spots)))]
+            c = np.asarray(other.center) + rng.normal(0, 0.5 * height, 2)
+            layout.spots.append(Spot(index, (float(c[0]), float(c[1])), angle, height))
+            continue
+
+        def make(center, index=index, angle=angle):
+            s = Spot(index, (float(center[0]), float(center[1])), angle, height * rng.uniform(0.95, 1.05))
+            return [(s, s.quad(aspect))]
+
+        spots = place(rng, occ, make, size, tries=10, margin=2.0)
+        if spots:
+            layout.spots += spots
+    return layout
+
+
+RACK_COLORS = ((30, 30, 30), (25, 45, 80), (90, 50, 20), (40, 80, 40), (150, 180, 200), (35, 35, 110),
+               (60, 60, 60), (20, 20, 20))
+
+
+def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
+                center: tuple[float, float] | None = None, rows: list[list[int]] | None = None,
+                angle: float | None = None) -> Layout:
+    """A two-row rack seen from the front: tiles standing in two rows on ledges."""
+    W, H = size
+    squash = float(rng.uniform(0.75, 1.0))
+    th = height * squash
+    width = height * aspect
+    length = min(W * 0.95, width * float(rng.uniform(11, 16)))
+    if rows is None:
+        per_row = int(length / width)
+        rows = []
+        for _ in range(2):
+            n = int(rng.integers(per_row // 2, per_row + 1))
+            rows.append([int(i) for i in rng.integers(0, 53, n)])
+    step = 0.30 * height  # ledge between the rows
+    total_h = 2 * th + step + 0.35 * height
+    if center is None:
+        center = (W / 2 + rng.uniform(-0.1, 0.1) * W, rng.uniform(0.35, 0.75) * H)
+    if angle is None:
+        angle = float(rng.normal(0, 4)) if rng.random() < 0.85 else float(rng.choice([90.0, 180.0, 270.0]))
+    a = np.radians(angle)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+    def to_canvas(pts):
+        return (np.asarray(pts, np.float64) @ rot.T + center).astype(np.float32)
+
+    top = -total_h / 2
+    layout = Layout()
+    color = tuple(float(c) * rng.uniform(0.8, 1.2) for c in RACK_COLORS[rng.integers(len(RACK_COLORS))])
+    body = to_canvas([[-length / 2 - 0.2 * width, top - 0.12 * height], [length / 2 + 0.2 * width, top - 0.12 * height],
+                      [length / 2 + 0.2 * width, top + total_h], [-length / 2 - 0.2 * width, top + total_h]])
+    ledges = []
+    lift = tuple(float(x) for x in rot @ np.array([0.0, -0.12 * height]))
+    for r, row in enumerate(rows):
+        row_top = top + r * (th + step)
+        x = -length / 2 + width / 2
+        first = len(layout.spots)
+        for index in row:
+            if rng.random() < 0.08:
+                x += width * rng.uniform(0.3, 1.0)  # a gap between the player's groups
+            c = to_canvas([[x, row_top + th / 2]])[0]
+            layout.spots.append(Spot(index, (float(c[0]), float(c[1])), angle + float(rng.normal(0, 0.5)), height,
+                                     squash, lift))
+            x += width + rng.uniform(0, 0.03) * height
+        if len(layout.spots) > first:
+            layout.sets.append(list(range(first, len(layout.spots))))
+        foot = row_top + th
+        ledges.append(to_canvas([[-length / 2 - 0.2 * width, foot - 0.06 * height],
+                                 [length / 2 + 0.2 * width, foot - 0.06 * height],
+                                 [length / 2 + 0.2 * width, foot + (0.2 if r == 0 else 0.35) * height],
+                                 [-length / 2 - 0.2 * width, foot + (0.2 if r == 0 else 0.35) * height]]))
+    layout.racks.append(Rack(body, ledges, color))
+    return layout

@@ -1,0 +1,149 @@
+"""Tile editions: what differs between real Rummikub sets (face colour, inks, fonts, marks, jokers).
+
+An edition is a named starting point; ``random_style`` jitters it so no two
+rendered tables share exactly the same inks and plastic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+FONT_DIRS = (Path(__file__).resolve().parents[1] / "fonts", Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
+
+# Bold faces first: real tiles use heavy numerals.  Missing files are skipped.
+FONT_FILES = (
+    "DejaVuSans-Bold.ttf", "DejaVuSansCondensed-Bold.ttf", "DejaVuSerif-Bold.ttf",
+    "DejaVuSerifCondensed-Bold.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSans.ttf",
+    "LiberationSans-Bold.ttf", "LiberationSansNarrow-Bold.ttf", "LiberationSerif-Bold.ttf",
+    "LiberationMono-Bold.ttf", "FreeSansBold.ttf", "FreeSerifBold.ttf", "FreeMonoBold.ttf",
+)
+
+# Hershey fonts stand in when no TTF file (or no Pillow) is available.
+HERSHEY = ("hershey:simplex", "hershey:duplex", "hershey:triplex", "hershey:complex")
+
+
+def available_fonts() -> list[str]:
+    """Paths of the TTF fonts found on this machine (empty without Pillow), else Hershey names."""
+    try:
+        import PIL.ImageFont  # noqa: F401
+    except ImportError:
+        return list(HERSHEY)
+    found = []
+    for name in FONT_FILES:
+        for root in FONT_DIRS:
+            hits = sorted(root.rglob(name)) if root.is_dir() else []
+            if hits:
+                found.append(str(hits[0]))
+                break
+    return found or list(HERSHEY)
+
+
+# Ink colours, BGR.  Several shades per colour: editions and print runs differ.
+BLACKS = ((25, 25, 25), (40, 38, 35), (55, 50, 45), (15, 15, 20), (60, 60, 60))
+BLUES_CLASSIC = ((175, 85, 15), (190, 100, 25), (160, 70, 20), (200, 120, 40))
+BLUES_TEAL = ((150, 130, 0), (140, 140, 20), (160, 120, 10))
+ORANGES = ((20, 140, 245), (30, 120, 240), (10, 160, 250), (40, 130, 225), (0, 110, 235))
+REDS = ((40, 30, 210), (50, 40, 190), (30, 20, 225), (60, 30, 170), (70, 50, 200))
+
+FACES_IVORY = ((212, 232, 240), (206, 226, 236), (220, 236, 243), (200, 220, 230))
+FACES_WHITE = ((245, 246, 246), (238, 240, 240), (250, 250, 248))
+
+JOKER_DESIGNS = ("smiley", "smiley_red", "smiley_colour", "jester", "filled", "letter", "sun")
+MARKS = ("ring", "logo", "dot", "bar", "none")  # "none": 6 and 9 are underlined instead
+
+
+@dataclass(frozen=True)
+class Style:
+    """Everything that decides how one tile face looks."""
+
+    name: str
+    face: tuple[int, int, int]          # plastic colour, BGR
+    inks: tuple[tuple[int, int, int], ...]  # black, blue, orange, red (BGR)
+    font: str                           # TTF path or "hershey:..."
+    numeral_height: float = 0.42        # numeral cap height / face height
+    numeral_width: float = 1.0          # horizontal stretch of the numeral
+    numeral_y: float = 0.40             # numeral centre / face height
+    recess: bool = True                 # lighter disc behind the numeral (classic tiles)
+    mark: str = "logo"                  # small mark below the numeral: tells 6 from 9
+    underline_69: bool = False          # some editions underline 6 and 9
+    joker: str = "smiley"
+    aspect: float = 0.74                # face width / height
+    rim: float = 0.06                   # bevel width / face height
+    corner: float = 0.10                # corner radius / face height
+    back: tuple[int, int, int] = (200, 226, 236)  # face-down side colour
+
+    @property
+    def key(self) -> tuple:
+        return (self.name, self.face, self.inks, self.font, self.numeral_height, self.numeral_width,
+                self.numeral_y, self.recess, self.mark, self.underline_69, self.joker, self.aspect,
+                self.rim, self.corner)
+
+
+def _font(*names: str) -> str:
+    fonts = available_fonts()
+    for name in names:
+        for path in fonts:
+            if path.endswith(name):
+                return path
+    return fonts[0]
+
+
+def _editions() -> dict[str, Style]:
+    classic_inks = (BLACKS[0], BLUES_CLASSIC[0], ORANGES[0], REDS[0])
+    return {
+        "classic": Style("classic", FACES_IVORY[0], classic_inks, _font("DejaVuSans-Bold.ttf"),
+                         mark="logo", joker="smiley"),
+        "classic_white": Style("classic_white", FACES_WHITE[0], classic_inks, _font("LiberationSans-Bold.ttf"),
+                               recess=False, mark="ring", joker="smiley_red"),
+        "teal": Style("teal", FACES_IVORY[2], (BLACKS[1], BLUES_TEAL[0], ORANGES[2], REDS[2]),
+                      _font("FreeSansBold.ttf"), mark="dot", underline_69=True, joker="smiley_colour"),
+        "travel": Style("travel", FACES_WHITE[1], (BLACKS[3], BLUES_CLASSIC[2], ORANGES[1], REDS[1]),
+                        _font("LiberationSansNarrow-Bold.ttf"), numeral_height=0.48, recess=False,
+                        mark="bar", joker="jester", aspect=0.70),
+        "serif": Style("serif", FACES_IVORY[1], (BLACKS[2], BLUES_CLASSIC[1], ORANGES[3], REDS[3]),
+                       _font("DejaVuSerif-Bold.ttf"), mark="ring", underline_69=True, joker="filled"),
+        "large_print": Style("large_print", FACES_WHITE[2], (BLACKS[0], BLUES_TEAL[1], ORANGES[4], REDS[4]),
+                             _font("DejaVuSansCondensed-Bold.ttf"), numeral_height=0.55, numeral_y=0.42,
+                             recess=False, mark="none", underline_69=True, joker="letter"),
+    }
+
+
+EDITIONS: dict[str, Style] = _editions()
+
+
+def _near(rng: np.random.Generator, color: tuple[int, int, int], spread: float) -> tuple[int, int, int]:
+    return tuple(int(np.clip(c + rng.normal(0, spread), 0, 255)) for c in color)
+
+
+def random_style(rng: np.random.Generator, edition: str | None = None) -> Style:
+    """An edition (random unless named) with its inks, font, plastic and proportions jittered."""
+    if edition is None:
+        edition = str(rng.choice(list(EDITIONS)))
+    if edition not in EDITIONS:
+        raise ValueError(f"{edition!r} is not an edition (one of {', '.join(EDITIONS)})")
+    base = EDITIONS[edition]
+    pools = (BLACKS, BLUES_TEAL if rng.random() < 0.3 else BLUES_CLASSIC, ORANGES, REDS)
+    inks = tuple(_near(rng, p[rng.integers(len(p))], 8) for p in pools)
+    faces = FACES_WHITE if rng.random() < 0.35 else FACES_IVORY
+    face = _near(rng, faces[rng.integers(len(faces))], 4)
+    fonts = available_fonts()
+    return replace(
+        base,
+        face=face,
+        back=_near(rng, face, 6) if rng.random() < 0.8 else _near(rng, (150, 170, 180), 20),
+        inks=inks,
+        font=base.font if rng.random() < 0.5 else str(fonts[rng.integers(len(fonts))]),
+        numeral_height=float(np.clip(base.numeral_height * rng.uniform(0.85, 1.15), 0.3, 0.6)),
+        numeral_width=float(rng.uniform(0.85, 1.15)),
+        numeral_y=float(base.numeral_y + rng.uniform(-0.03, 0.03)),
+        recess=base.recess if rng.random() < 0.8 else not base.recess,
+        mark=base.mark if rng.random() < 0.6 else str(rng.choice(MARKS)),
+        underline_69=base.underline_69 if rng.random() < 0.8 else not base.underline_69,
+        joker=base.joker if rng.random() < 0.5 else str(rng.choice(JOKER_DESIGNS)),
+        aspect=float(base.aspect * rng.uniform(0.94, 1.06)),
+        rim=float(rng.uniform(0.03, 0.08)),
+        corner=float(rng.uniform(0.04, 0.14)),
+    )

@@ -1,0 +1,226 @@
+"""One tile face (or back) as an image, drawn from a :class:`Style`.
+
+Faces are drawn straight at the size they will appear, from numeral masks
+rendered once per font, so a scene of fifty tiles costs a few milliseconds.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from models.render.styles import Style
+from rules.tiles import JOKER_INDEX, Tile
+
+GLYPH_SIZE = 160  # font size the numeral masks are rendered at
+
+
+@lru_cache(maxsize=512)
+def glyph_mask(font: str, text: str) -> np.ndarray:
+    """A tight uint8 coverage mask of ``text`` in ``font`` (TTF path or ``hershey:NAME``)."""
+    if not font.startswith("hershey:"):
+        try:
+            from PIL import Image, ImageDraw, ImageFont
+
+            pil_font = ImageFont.truetype(font, GLYPH_SIZE)
+            x0, y0, x1, y1 = pil_font.getbbox(text)
+            canvas = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
+            ImageDraw.Draw(canvas).text((2 - x0, 2 - y0), text, font=pil_font, fill=255)
+            return _tight(np.asarray(canvas))
+        except (ImportError, OSError):
+            font = "hershey:duplex"
+    face = {"simplex": cv2.FONT_HERSHEY_SIMPLEX, "duplex": cv2.FONT_HERSHEY_DUPLEX,
+            "triplex": cv2.FONT_HERSHEY_TRIPLEX, "complex": cv2.FONT_HERSHEY_COMPLEX}[font.split(":")[1]]
+    scale, thick = 4.0, 12
+    (w, h), base = cv2.getTextSize(text, face, scale, thick)
+    canvas = np.zeros((h + base + 2 * thick, w + 2 * thick), np.uint8)
+    cv2.putText(canvas, text, (thick, h + thick), face, scale, 255, thick, cv2.LINE_AA)
+    return _tight(canvas)
+
+
+def _tight(mask: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(mask > 8)
+    if len(xs) == 0:
+        return mask
+    return np.ascontiguousarray(mask[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1])
+
+
+def face_size(style: Style, height: int) -> tuple[int, int]:
+    """(width, height) in pixels of a face ``height`` pixels tall."""
+    height = max(8, int(round(height)))
+    return max(6, int(round(height * style.aspect))), height
+
+
+@lru_cache(maxsize=256)
+def _blank(style: Style, width: int, height: int, back: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Plastic with a bevelled rim and rounded corners: (float32 BGR, float32 alpha)."""
+    color = np.array(style.back if back else style.face, np.float32)
+    radius = max(1, int(round(style.corner * height)))
+    alpha = _rounded_rect(width, height, radius, 0)
+    rim = max(1, int(round(style.rim * height)))
+    inner = _rounded_rect(width, height, max(1, radius - rim // 2), rim)
+    inner = cv2.GaussianBlur(inner, (0, 0), max(0.6, rim / 2.5))
+    yy = np.linspace(1.04, 0.96, height, dtype=np.float32)[:, None]
+    shade = (0.84 + 0.16 * inner) * yy
+    img = color[None, None, :] * shade[..., None]
+    if style.recess and not back:
+        cx, cy = width / 2, style.numeral_y * height
+        r = 0.40 * width
+        disc = np.zeros((height, width), np.float32)
+        cv2.circle(disc, (int(cx * 4), int(cy * 4)), int(r * 4), 1.0, -1, cv2.LINE_AA, shift=2)
+        disc = cv2.GaussianBlur(disc, (0, 0), max(0.5, height / 80))
+        img = img * (1 + 0.045 * disc[..., None])
+    return np.clip(img, 0, 255), alpha
+
+
+def _rounded_rect(width: int, height: int, radius: int, inset: int) -> np.ndarray:
+    mask = np.zeros((height, width), np.float32)
+    x0, y0, x1, y1 = inset, inset, width - 1 - inset, height - 1 - inset
+    radius = max(0, min(radius, (x1 - x0) // 2, (y1 - y0) // 2))
+    if x1 <= x0 or y1 <= y0:
+        return mask
+    cv2.rectangle(mask, (x0 + radius, y0), (x1 - radius, y1), 1.0, -1)
+    cv2.rectangle(mask, (x0, y0 + radius), (x1, y1 - radius), 1.0, -1)
+    for cx, cy in ((x0 + radius, y0 + radius), (x1 - radius, y0 + radius),
+                   (x0 + radius, y1 - radius), (x1 - radius, y1 - radius)):
+        cv2.circle(mask, (cx, cy), radius, 1.0, -1, cv2.LINE_AA)
+    return mask
+
+
+def _paint(img: np.ndarray, mask: np.ndarray, x: int, y: int, color) -> None:
+    """Blend ``color`` into ``img`` through coverage ``mask`` (uint8 or float 0-1) at (x, y)."""
+    h, w = mask.shape
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    m = mask[y0 - y: y1 - y, x0 - x: x1 - x]
+    m = (m.astype(np.float32) / 255.0) if m.dtype == np.uint8 else m
+    roi = img[y0:y1, x0:x1]
+    roi += (np.asarray(color, np.float32)[None, None, :] - roi) * m[..., None]
+
+
+def _text(img: np.ndarray, font: str, text: str, cx: float, cy: float, height: float, max_width: float,
+          stretch: float, color) -> tuple[int, int, int, int]:
+    """Draw ``text`` centred at (cx, cy), ``height`` tall; returns its box (x0, y0, x1, y1)."""
+    mask = glyph_mask(font, text)
+    gh, gw = mask.shape
+    h = max(3, int(round(height)))
+    w = max(2, int(round(gw * h / gh * stretch)))
+    if w > max_width:
+        w = max(2, int(max_width))
+    small = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA)
+    x, y = int(round(cx - w / 2)), int(round(cy - h / 2))
+    _paint(img, small, x, y, color)
+    return x, y, x + w, y + h
+
+
+def _draw_joker(img: np.ndarray, style: Style, width: int, height: int) -> None:
+    """A joker face in the numeral's place; designs differ by edition."""
+    black, blue, orange, red = (tuple(float(c) for c in ink) for ink in style.inks)
+    cx, cy = width / 2, style.numeral_y * height + 0.03 * height
+    r = 0.33 * width
+    S = 16  # sub-pixel shift for smooth small drawings
+    c = (int(cx * S), int(cy * S))
+    t = max(1, int(round(r * 0.13)))
+    design = style.joker
+
+    def circle(center, radius, color, thickness):
+        cv2.circle(img, (int(center[0] * S), int(center[1] * S)), int(radius * S), color, thickness,
+                   cv2.LINE_AA, shift=4)
+
+    def smile(color, thickness, span=(20, 160)):
+        cv2.ellipse(img, c, (int(r * 0.6 * S), int(r * 0.55 * S)), 0, span[0], span[1], color, thickness,
+                    cv2.LINE_AA, shift=4)
+
+    def eyes(color):
+        for dx in (-0.35, 0.35):
+            cv2.ellipse(img, (int((cx + dx * r) * S), int((cy - 0.25 * r) * S)),
+                        (max(S, int(r * 0.12 * S)), max(S, int(r * 0.18 * S))), 0, 0, 360, color, -1,
+                        cv2.LINE_AA, shift=4)
+
+    if design == "letter":
+        _text(img, style.font, "J", cx, cy - 0.05 * height, style.numeral_height * height, 0.8 * width, 1.0, red)
+        circle((cx, cy + 0.22 * height), 0.07 * width, black, -1)
+        return
+    if design == "filled":
+        circle((cx, cy), r, orange, -1)
+        circle((cx, cy), r, red, max(1, t // 2))
+        eyes(black)
+        smile(black, t)
+        return
+    ring, eye_c, mouth = {
+        "smiley": (black, black, black),
+        "smiley_red": (red, red, red),
+        "smiley_colour": (red, blue, orange),
+        "jester": (black, blue, red),
+        "sun": (black, black, red),
+    }.get(design, (black, black, black))
+    if design == "sun":
+        for k in range(12):
+            a = k * np.pi / 6
+            p0 = (cx + 1.05 * r * np.cos(a), cy + 1.05 * r * np.sin(a))
+            p1 = (cx + 1.3 * r * np.cos(a), cy + 1.3 * r * np.sin(a))
+            cv2.line(img, (int(p0[0] * S), int(p0[1] * S)), (int(p1[0] * S), int(p1[1] * S)), orange,
+                     max(1, t // 2 + 1), cv2.LINE_AA, shift=4)
+    circle((cx, cy), r, ring, t)
+    eyes(eye_c)
+    smile(mouth, t)
+    if design == "jester":
+        hat = np.array([[cx - 0.7 * r, cy - 0.8 * r], [cx + 0.7 * r, cy - 0.8 * r], [cx, cy - 1.5 * r]])
+        cv2.fillConvexPoly(img, (hat * S).astype(np.int32), red, cv2.LINE_AA, shift=4)
+        circle((cx, cy - 1.5 * r), 0.15 * r, blue, -1)
+
+
+def _draw_mark(img: np.ndarray, style: Style, width: int, height: int) -> None:
+    """The small mark below the numeral (where the bottom of the tile is)."""
+    y = 0.80 * height
+    faint = tuple(float(c) * 0.78 for c in style.face)
+    if style.mark == "logo":
+        _text(img, style.font, "Rummikub", width / 2, y, 0.075 * height, 0.72 * width, 1.0, faint)
+    elif style.mark == "ring":
+        cv2.circle(img, (int(width / 2 * 16), int(y * 16)), int(0.09 * width * 16), style.inks[3],
+                   max(1, int(0.025 * height)), cv2.LINE_AA, shift=4)
+    elif style.mark == "dot":
+        cv2.circle(img, (int(width / 2 * 16), int(y * 16)), int(0.06 * width * 16), faint, -1, cv2.LINE_AA,
+                   shift=4)
+    elif style.mark == "bar":
+        h = max(1.0, 0.03 * height)
+        cv2.rectangle(img, (int(0.3 * width * 16), int((y - h / 2) * 16)), (int(0.7 * width * 16),
+                      int((y + h / 2) * 16)), faint, -1, cv2.LINE_AA, shift=4)
+
+
+def tile_face(style: Style, tile_index: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """(BGR uint8, alpha float32 0-1) of the upright face of tile ``tile_index`` (0-52)."""
+    tile = Tile.from_index(tile_index)
+    width, height = face_size(style, height)
+    base, alpha = _blank(style, width, height, False)
+    img = base.copy()
+    if tile_index == JOKER_INDEX:
+        _draw_joker(img, style, width, height)
+    else:
+        ink = style.inks[int(tile.color)]
+        box = _text(img, style.font, str(tile.number), width / 2, style.numeral_y * height,
+                    style.numeral_height * height, 0.86 * width, style.numeral_width, ink)
+        if tile.number in (6, 9) and (style.underline_69 or style.mark == "none"):
+            bar = max(1, int(round(0.035 * height)))
+            y = box[3] + max(1, int(0.03 * height))
+            cv2.rectangle(img, (box[0] + (box[2] - box[0]) // 8, y), (box[2] - (box[2] - box[0]) // 8, y + bar),
+                          ink, -1)
+    _draw_mark(img, style, width, height)
+    return np.clip(img, 0, 255).astype(np.uint8), alpha
+
+
+def tile_back(style: Style, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """(BGR uint8, alpha) of a face-down tile: plain plastic, nothing to read."""
+    width, height = face_size(style, height)
+    base, alpha = _blank(style, width, height, True)
+    return np.clip(base, 0, 255).astype(np.uint8), alpha
+
+
+def render_tile(style: Style, tile_index: int, height: int) -> np.ndarray:
+    """The upright face of one tile as a BGR image ``height`` pixels tall (corners on plastic)."""
+    img, _alpha = tile_face(style, tile_index, height)
+    return img

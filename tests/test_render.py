@@ -1,0 +1,143 @@
+"""The scene renderer: output contract, label geometry and tile faces."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from models.render import EDITIONS, random_style, render_scene, render_tile
+from models.render.__main__ import data_yaml, main as render_main
+from models.render.layout import Layout, line_of_tiles
+from models.render.scene import compose, render_drawn
+from models.render.backgrounds import background
+from rules.tiles import Tile
+from vision.datasets import load_folder
+
+
+def upright_crop(image: np.ndarray, quad: np.ndarray, size=(60, 80)) -> np.ndarray:
+    dst = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
+    return cv2.warpPerspective(image, m, size)
+
+
+def ink(crop: np.ndarray) -> np.ndarray:
+    """Pixels that are numeral ink rather than plastic: dark or strongly coloured."""
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+    return (hsv[..., 2] < 110) | (hsv[..., 1] > 110)
+
+
+def test_data_yaml_lists_the_53_codes_in_index_order():
+    text = data_yaml()
+    assert "reading-order" in text and "nc: 53" in text
+    names = [line.strip()[2:] for line in text.splitlines() if line.startswith("  - ")]
+    assert names == [Tile.from_index(i).code for i in range(53)]
+    assert names[:2] == ["K1", "K2"] and names[13] == "B1" and names[-1] == "J"
+
+
+@pytest.mark.parametrize("edition", sorted(EDITIONS))
+def test_six_and_nine_differ_after_a_half_turn(edition):
+    style = EDITIONS[edition]
+    for color in range(4):
+        six = render_tile(style, color * 13 + 5, 96).astype(np.int16)
+        nine = render_tile(style, color * 13 + 8, 96).astype(np.int16)
+        turned = np.rot90(nine, 2)
+        # the mark or underline sits at the bottom of the face, so a turned 9 is not a 6
+        assert np.abs(six - turned).mean() > 4, (edition, color)
+
+
+@pytest.mark.parametrize("height", [20, 64, 300])
+def test_render_tile_size_follows_height(height):
+    style = EDITIONS["classic"]
+    img = render_tile(style, 52, height)
+    assert img.shape[0] == height and img.dtype == np.uint8
+    assert abs(img.shape[1] - height * style.aspect) <= 1
+
+
+def test_numeral_sits_in_the_top_half_of_every_edition():
+    for style in EDITIONS.values():
+        for index in (0, 17, 34, 51):
+            crop = render_tile(style, index, 120)
+            ys = np.nonzero(ink(crop))[0]
+            assert ys.mean() < crop.shape[0] * 0.55, style.name
+
+
+def test_random_style_rejects_unknown_edition():
+    with pytest.raises(ValueError, match="not an edition"):
+        random_style(np.random.default_rng(0), "plastic")
+
+
+def test_labels_are_face_quads_in_reading_order_at_any_rotation():
+    """Draw known sets at 0/90/180/270 and free angles; every label's upright crop has its ink on top."""
+    rng = np.random.default_rng(7)
+    style = EDITIONS["classic"]
+    for angle in (0.0, 90.0, 180.0, 270.0, 33.0, 211.0):
+        canvas = background(rng, 640, 480, "wood")
+        a = np.radians(angle)
+        start = np.array([320, 240]) - 1.5 * 80 * style.aspect * np.array([np.cos(a), np.sin(a)])
+        spots = line_of_tiles([4, 18, 31, 44], start, angle, 80, style.aspect, rng)
+        drawn = compose(rng, canvas, Layout(spots=spots), style, tile_height=80, effects=0.2,
+                        homography=np.eye(3))
+        assert [i for i, _ in drawn.labels] == [4, 18, 31, 44]
+        for _, quad in drawn.labels:
+            crop = upright_crop(drawn.image, quad)
+            mask = ink(crop)
+            ys = np.nonzero(mask)[0]
+            assert len(ys) > 50, angle
+            assert ys.mean() < 0.5 * crop.shape[0], angle  # numeral near the first edge
+            # the face is lighter than the table just outside it
+            face = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)[~mask].mean()
+            assert face > 150, angle
+
+
+def test_random_scenes_label_only_tile_faces():
+    rng = np.random.default_rng(11)
+    good = total = 0
+    for _ in range(6):
+        image, labels = render_scene(rng, (800, 600))
+        assert image.shape == (600, 800, 3)
+        for index, quad in labels:
+            assert 0 <= index <= 52 and quad.shape == (4, 2)
+            assert np.all(quad >= 0) and np.all(quad <= (800, 600))
+            crop = upright_crop(image, quad)
+            ys = np.nonzero(ink(crop[:66]))[0]  # below row 66: mark, and rack ledges hiding the foot
+            total += 1
+            good += len(ys) > 0 and ys.mean() < 40  # numeral in the top half: reading order is right
+    assert total > 20
+    assert good / total > 0.95
+
+
+def test_hidden_and_face_down_tiles_are_not_labelled():
+    rng = np.random.default_rng(5)
+    seen_down = False
+    for _ in range(12):
+        drawn = render_drawn(rng, (640, 480))
+        for index, ok in zip(drawn.indices, drawn.labelled):
+            if index is None:
+                seen_down = True
+                assert not ok
+    assert seen_down
+
+
+def test_same_seed_same_scene():
+    a_img, a_labels = render_scene(np.random.default_rng(3), (640, 480))
+    b_img, b_labels = render_scene(np.random.default_rng(3), (640, 480))
+    assert np.array_equal(a_img, b_img)
+    assert [i for i, _ in a_labels] == [i for i, _ in b_labels]
+
+
+def test_cli_writes_a_yolo_folder_the_loader_reads(tmp_path):
+    assert render_main(["--out", str(tmp_path), "--count", "3", "--seed", "2", "--size", "640x480"]) == 0
+    items = load_folder(tmp_path)
+    assert len(items) == 3 and all(item.ordered for item in items)
+    for item in items:
+        assert item.load().shape == (480, 640, 3)
+        for line in (tmp_path / "labels" / f"{item.image_path.stem}.txt").read_text().splitlines():
+            parts = line.split()
+            assert len(parts) == 9 and 0 <= int(parts[0]) <= 52
+            assert all(0.0 <= float(v) <= 1.0 for v in parts[1:])
+
+
+def test_cli_rejects_a_bad_size(tmp_path):
+    with pytest.raises(SystemExit):
+        render_main(["--out", str(tmp_path), "--count", "1", "--size", "big"])
