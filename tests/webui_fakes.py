@@ -1,0 +1,77 @@
+"""Test doubles for the web app: a live table set from tile notation, and a clock moved by hand."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import numpy as np
+
+from rules.tiles import parse_table
+from vision.live import TableState
+
+
+def jpeg(colour=(40, 110, 60), size=(120, 160)) -> bytes:
+    image = np.zeros((*size, 3), np.uint8)
+    image[:] = colour
+    ok, buf = cv2.imencode(".jpg", image)
+    assert ok
+    return buf.tobytes()
+
+
+class FakeLive:
+    """Same shape as vision.live.LiveTable: ``state()``, ``wait_for_change()``, ``start()``, ``stop()``."""
+
+    def __init__(self, table: str = "", camera_ok: bool = True, camera_error: str | None = None) -> None:
+        self._cond = threading.Condition()
+        self.version = 0
+        self.camera_ok = camera_ok
+        self.camera_error = camera_error
+        self.started = False
+        self.tables = []
+        self.stable = True
+        self.picture = jpeg()
+        self.set_table(table)
+
+    def set_table(self, notation: str, *, colour=(40, 110, 60)) -> None:
+        """Lay a new stable table (bumps the version, like a real change seen by the camera)."""
+        with self._cond:
+            self.tables = parse_table(notation) if notation.strip() else []
+            self.picture = jpeg(colour)
+            self.version += 1
+            self.changed_at = time.time()
+            self._cond.notify_all()
+
+    def start(self):
+        self.started = True
+        return self
+
+    def stop(self) -> None:
+        self.started = False
+
+    def state(self) -> TableState:
+        with self._cond:
+            return TableState(
+                version=self.version, reading=None, tables=[list(s) for s in self.tables], uncertain=[],
+                stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
+                annotated_jpeg=self.picture, frame_jpeg=self.picture, changed_at=self.changed_at, fps=12.5,
+            )
+
+    def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:
+        with self._cond:
+            self._cond.wait_for(lambda: self.version != version, timeout)
+        return self.state()
+
+
+class FakeClock:
+    """``time.time`` stand-in that only moves when a test says so."""
+
+    def __init__(self, start: float = 1_000_000.0) -> None:
+        self.t = start
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds

@@ -1,0 +1,73 @@
+"""The Flask application factory.
+
+``create_app(test_config)`` builds the app around one :class:`Companion`
+(live table + game session).  Config keys:
+
+- ``DATABASE``: SQLite file (default: the user's data dir, see webui.db)
+- ``SOURCE``: camera index, video file, stream URL or image folder (None: sample_images/)
+- ``LIVE``: a ready live-table object (tests inject a fake; then SOURCE is unused)
+- ``TICKER``: run the background turn clock (default True; tests call ``tick()`` themselves)
+- ``NOW``: clock function for the session (tests pass a fake)
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from webui.companion import Companion, make_live
+from webui.db import Store, default_db_path
+from webui.session import GameSession
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.from_mapping(
+        DATABASE=str(default_db_path()),
+        SOURCE=None,
+        LIVE=None,
+        TICKER=True,
+        NOW=time.time,
+        JSON_SORT_KEYS=False,
+    )
+    if test_config:
+        app.config.update(test_config)
+
+    store = Store(app.config["DATABASE"])
+    session = GameSession(store, now=app.config["NOW"])
+    live = app.config["LIVE"] or make_live(app.config["SOURCE"])
+    companion = Companion(live, session)
+    app.extensions["companion"] = companion
+    if app.config["TICKER"]:
+        companion.start()
+
+    from webui import api, events, pages
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(events.bp)
+    _register_errors(app)
+    return app
+
+
+def _register_errors(app: Flask) -> None:
+    """API errors are JSON with a message; bad input is a 4xx, never a 500."""
+
+    def wants_json() -> bool:
+        return request.path.startswith("/api/")
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if wants_json():
+            return jsonify(error=exc.name, message=exc.description), exc.code
+        return exc
+
+    @app.errorhandler(ValueError)  # NotationError, RuleError, SessionError, bad options
+    def value_error(exc: ValueError):
+        if wants_json():
+            return jsonify(error="Bad Request", message=str(exc)), 400
+        from flask import render_template
+
+        return render_template("error.html", message=str(exc)), 400

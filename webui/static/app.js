@@ -1,0 +1,303 @@
+// The live table page: renders GET /api/state, kept fresh by Server-Sent Events.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let state = JSON.parse($("initial-state").textContent);
+let clockBase = { remaining: null, at: performance.now(), running: false, limit: null };
+let lastBeep = null;
+let audio = null;
+let tallyDraft = {};
+
+// ---------- helpers ----------
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) e.append(c);
+  return e;
+}
+
+function tileEl(code, opts = {}) {
+  const colour = code === "J" ? "J" : code[0];
+  const t = el("span", { class: `tile c-${colour}`, title: code });
+  t.textContent = code === "J" ? "☺" : code.slice(1);
+  if (opts.uncertain) { t.classList.add("uncertain"); t.title += " (uncertain reading)"; }
+  if (opts.inferred) { t.classList.add("inferred"); t.title += " (inferred from the rules)"; }
+  return t;
+}
+
+function setEl(set) {
+  const tiles = (set.tiles || set).map((code, i) =>
+    tileEl(code, { uncertain: set.uncertain && set.uncertain[i], inferred: set.inferred && set.inferred[i] }));
+  const box = el("div", { class: "set" + (set.valid === false ? " invalid" : "") });
+  box.append(el("div", { class: "tiles" }, ...tiles));
+  if (set.valid !== undefined) {
+    const meta = set.valid
+      ? `${set.kind || "set"} · ${set.value ?? ""}`
+      : (set.problem || "not a valid set");
+    box.append(el("div", { class: set.valid ? "meta" : "meta why", text: (set.valid ? "" : "✗ ") + meta }));
+  }
+  return box;
+}
+
+async function post(url, payload = {}) {
+  const res = await fetch(url, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload),
+  });
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) { flash(data.message || `request failed (${res.status})`); return null; }
+  const newState = data.state || (data.game ? data : null);
+  if (newState) render(newState);
+  return data;
+}
+
+function flash(message) {
+  const v = $("verdict");
+  v.hidden = false;
+  v.className = "card verdict illegal";
+  $("verdict-summary").textContent = message;
+  $("verdict-problems").replaceChildren();
+}
+
+// ---------- clock and sound ----------
+function unlockAudio() {
+  if (!audio) {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (Ctx) audio = new Ctx();
+  }
+  if (audio && audio.state === "suspended") audio.resume();
+}
+
+function beep(freq = 880, ms = 120) {
+  if (!audio) return;
+  const osc = audio.createOscillator();
+  const gain = audio.createGain();
+  osc.frequency.value = freq;
+  gain.gain.setValueAtTime(0.25, audio.currentTime);
+  gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + ms / 1000);
+  osc.connect(gain).connect(audio.destination);
+  osc.start();
+  osc.stop(audio.currentTime + ms / 1000);
+}
+
+function fmt(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function drawClock() {
+  const c = $("clock");
+  const b = clockBase;
+  c.classList.remove("warn", "danger", "idle");
+  if (!b.running) { c.textContent = "--:--"; c.classList.add("idle"); return; }
+  const elapsed = (performance.now() - b.at) / 1000;
+  if (b.remaining == null) {                      // no time limit: count up
+    c.textContent = fmt(b.elapsed + elapsed);
+    return;
+  }
+  const left = b.remaining - elapsed;
+  c.textContent = fmt(left);
+  const warnAt = Math.max(10, Math.round(b.limit * 0.25));
+  if (left <= 5) c.classList.add("danger");
+  else if (left <= warnAt) c.classList.add("warn");
+  const whole = Math.ceil(left);
+  if (left > 0 && whole <= 5 && whole !== lastBeep) { lastBeep = whole; beep(whole <= 1 ? 1320 : 880); }
+  if (left <= 0 && lastBeep !== 0) { lastBeep = 0; beep(440, 600); }
+}
+
+// ---------- render ----------
+function render(s) {
+  state = s;
+  const g = s.game || {};
+  const playing = g.status === "playing";
+  $("no-game").hidden = g.status && g.status !== "none";
+  $("current-player").textContent = g.current || "—";
+  $("turn-info").textContent = g.status === "none" || !g.status ? "" :
+    `${g.game} · hand ${g.hand} · turn ${g.turn.number}` +
+    (g.turn.phase && g.turn.phase !== "play" ? ` · ${g.turn.phase === "draw" ? "draw a tile" : "meld, then discard"}` : "") +
+    (g.trump ? ` · trump ${g.trump}` : "");
+
+  clockBase = { ...s.clock, at: performance.now() };
+  if (s.clock.started_at == null || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
+  drawClock();
+
+  // controls
+  const drawPhase = playing && g.turn.phase === "draw";
+  $("draw-controls").hidden = !drawPhase;
+  $("discard-field").hidden = !(playing && g.turn.phase === "meld");
+  for (const id of ["end-turn", "pass", "rummikub", "pool-empty"]) $(id).disabled = !playing || (drawPhase && id !== "rummikub");
+
+  // camera
+  const cam = s.camera;
+  $("camera-banner").hidden = cam.ok;
+  $("camera-banner").textContent = cam.ok ? "" : `Camera: ${cam.error || "no picture"}`;
+  $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
+  $("camera-status").className = "pill " + (cam.ok ? (cam.stable ? "ok" : "warn") : "bad");
+  if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
+  $("camera").hidden = !cam.has_picture;
+
+  // sets
+  $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: "No tiles on the table yet." })]));
+  const bad = s.sets.filter((x) => !x.valid).length;
+  $("table-status").textContent = s.sets.length ? (bad ? `${bad} invalid` : "all valid") : "";
+  $("table-status").className = "pill " + (bad ? "bad" : "ok");
+
+  renderVerdict(s);
+  renderRestore(g);
+  renderTally(g);
+  renderPlayers(s);
+  renderHint(s);
+}
+
+function renderVerdict(s) {
+  const g = s.game || {};
+  const v = (g.turn && g.turn.attempt) || g.last_verdict;
+  const box = $("verdict");
+  box.hidden = !v;
+  if (!v) return;
+  box.className = "card verdict " + (v.legal ? "legal" : "illegal");
+  const who = v.player ? `${v.player}: ` : "";
+  $("verdict-summary").textContent = who + (v.summary || (v.legal ? "legal" : "not legal"));
+  $("verdict-problems").replaceChildren(...(v.problems || []).map((p) => el("li", { text: p })));
+  const sug = s.suggestion;
+  $("suggestion").hidden = !sug;
+  if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
+}
+
+function renderRestore(g) {
+  const r = g.restore;
+  $("restore").hidden = !r;
+  if (!r) return;
+  $("restore-text").textContent =
+    `${r.player} ran out of time with the table not legal and draws ${r.penalty} tiles. Lay the table out as it was:`;
+  const img = $("snapshot-img");
+  img.hidden = !r.has_picture;
+  if (r.has_picture) img.src = `/api/snapshot.jpg?t=${encodeURIComponent(r.table)}`;
+  $("restore-sets").replaceChildren(...r.sets.map(setEl));
+}
+
+function renderTally(g) {
+  const t = g.tally;
+  $("tally").hidden = !t;
+  $("controls").hidden = !!t;
+  if (!t) { tallyDraft = {}; return; }
+  $("tally-title").textContent = t.pool_empty ? "Pool exhausted: rack tally" : `Rummikub! ${t.winner} went out: rack tally`;
+  const rows = g.players.map((p) => {
+    const value = tallyDraft[p.name] ?? t.racks[p.name] ?? "";
+    const input = el("input", { type: "text", value, placeholder: "tile codes, e.g. R5 K13 J",
+      "data-player": p.name, autocapitalize: "characters", "aria-label": `rack of ${p.name}` });
+    input.addEventListener("input", () => { tallyDraft[p.name] = input.value; });
+    const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
+    const winner = t.winner === p.name;
+    return el("div", { class: "tally-row" + (winner ? " winner" : "") },
+      el("strong", { text: p.name + (winner ? " (out)" : "") }), input, read);
+  });
+  $("tally-rows").replaceChildren(...rows);
+}
+
+function renderPlayers(s) {
+  const g = s.game || {};
+  const totals = (s.scores && s.scores.totals) || {};
+  $("players").replaceChildren(...(g.players || []).map((p) =>
+    el("tr", { class: p.current ? "current" : "" },
+      el("td", { text: (p.current ? "▶ " : "") + p.name }),
+      el("td", { text: p.has_melded ? "yes" : "no" }),
+      el("td", { text: String(p.rack_count) }),
+      el("td", { text: p.penalties ? `+${p.penalties}` : "" }),
+      el("td", { text: totals[p.name] != null ? String(totals[p.name]) : "" }))));
+  $("pool-info").textContent = g.players && g.players.length
+    ? `Pool: about ${g.pool} tiles · play goes ${g.direction}` : "";
+}
+
+function renderHint(s) {
+  const on = !!(s.game && s.game.hint);
+  $("hint-toggle").checked = on;
+  $("hint-body").hidden = !on;
+  if (!on) return;
+  const h = s.hint;
+  $("hint-player").textContent = (s.game && s.game.current) || "";
+  const cur = (s.game.players || []).find((p) => p.current);
+  if (cur && document.activeElement !== $("hint-rack")) $("hint-rack").value = cur.rack || "";
+  const out = $("hint-result");
+  if (!h) { out.replaceChildren(); return; }
+  if (h.needs_rack) { out.replaceChildren(el("p", { class: "muted", text: "Type the rack to get a hint." })); return; }
+  if (h.error) { out.replaceChildren(el("p", { class: "why", text: h.error })); return; }
+  if (!h.count) { out.replaceChildren(el("p", { text: "No tile can be played: draw." })); return; }
+  out.replaceChildren(el("p", {}, `Play ${h.count} tile(s) worth ${h.value}: `, ...h.placed.map((c) => tileEl(c))),
+    el("div", { class: "sets compact" }, ...h.sets.map(setEl)));
+}
+
+// ---------- actions ----------
+async function act(action, target) {
+  unlockAudio();
+  const g = state.game || {};
+  switch (action) {
+    case "end": return post("/api/turn/end", discardPayload());
+    case "pass": return post("/api/pass", discardPayload());
+    case "draw": return post("/api/turn/draw", { source: target.dataset.source });
+    case "rummikub": return post("/api/rummikub", {});
+    case "pool-empty": return post("/api/rummikub", { pool_empty: true });
+    case "read-rack": {
+      const r = await post("/api/tally/read", { player: target.dataset.player });
+      if (r) { delete tallyDraft[target.dataset.player]; render(r.state); }
+      return r;
+    }
+    case "confirm-tally": {
+      const racks = {};
+      document.querySelectorAll("#tally-rows input").forEach((i) => { racks[i.dataset.player] = i.value; });
+      const r = await post("/api/tally/confirm", { racks });
+      if (r) tallyDraft = {};
+      return r;
+    }
+    case "cancel-tally": return post("/api/tally/cancel");
+    case "restored": return post("/api/restore/dismiss");
+    case "save-rack": return post("/api/rack", { player: g.current, rack: $("hint-rack").value });
+  }
+}
+
+function discardPayload() {
+  const d = $("discard").value.trim();
+  $("discard").value = "";
+  return d ? { discard: d } : {};
+}
+
+document.addEventListener("click", (e) => {
+  const b = e.target.closest("[data-action]");
+  if (b) { e.preventDefault(); act(b.dataset.action, b); }
+});
+
+document.addEventListener("keydown", (e) => {
+  if (e.code !== "Space" && e.key !== " ") return;
+  const tag = (document.activeElement && document.activeElement.tagName) || "";
+  if (["INPUT", "TEXTAREA", "SELECT", "BUTTON"].includes(tag)) return;
+  const g = state.game || {};
+  if (g.status !== "playing") return;
+  e.preventDefault();
+  act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
+});
+
+$("hint-toggle").addEventListener("change", async (e) => {
+  await post("/api/settings", { hint: e.target.checked });
+  const r = await fetch("/api/state");
+  if (r.ok) render(await r.json());
+});
+
+// ---------- live updates ----------
+function connect() {
+  if (!window.EventSource) { setInterval(poll, 1000); return; }
+  const es = new EventSource("/api/events");
+  es.addEventListener("state", (ev) => render(JSON.parse(ev.data)));
+  es.onerror = () => { $("camera-status").textContent = "reconnecting…"; };
+}
+
+async function poll() {
+  const r = await fetch("/api/state");
+  if (r.ok) render(await r.json());
+}
+
+render(state);
+connect();
+setInterval(drawClock, 200);
