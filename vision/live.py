@@ -69,11 +69,9 @@ def encode_jpeg(image: np.ndarray | None, quality: int = 80, max_width: int | No
 
 
 def _annotate(image: np.ndarray, reading: Any) -> np.ndarray:
-    """Draw the reading with vision.annotate when it is installed; else the bare frame."""
-    try:
-        from vision.annotate import annotate
-    except ImportError:
-        return image
+    """Draw the reading with vision.annotate (imported late: it loads the reader)."""
+    from vision.annotate import annotate
+
     return annotate(image, reading)
 
 
@@ -106,6 +104,7 @@ class LiveTable:
         self.reader = reader
         self.reader_error: str | None = None
         self.stabiliser = stabiliser or TableStabiliser()
+        self._attach_reader()
         self.jpeg_quality = jpeg_quality
         self.jpeg_max_width = jpeg_max_width
         self.buffer = LatestFrame()
@@ -147,6 +146,11 @@ class LiveTable:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _attach_reader(self) -> None:
+        """Let the stabiliser rebuild sets from voted tiles when the reader can."""
+        if self.reader is not None and self.stabiliser.assemble is None:
+            self.stabiliser.assemble = getattr(self.reader, "read_detections", None)
+
     def _ensure_reader(self) -> None:
         if self.reader is None and self.reader_error is None:
             try:
@@ -154,6 +158,7 @@ class LiveTable:
             except Exception as exc:  # no model files, bad install: keep the camera view
                 self.reader_error = f"tile reader unavailable: {exc}"
                 log.error("%s", self.reader_error)
+            self._attach_reader()
 
     def _run(self) -> None:
         self._ensure_reader()

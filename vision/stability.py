@@ -3,11 +3,14 @@
 :class:`TableStabiliser` is a pure stateful step with no threads or clocks of
 its own, so tests feed it synthetic sequences.  Per frame it gets a small grey
 thumbnail and, for still frames, a table reading.  Frames that differ from the
-previous one (hands moving) reset the vote; readings of the still frames since
-then are matched tile by tile (quad centres) and each tile's code is the vote
-of those frames.  The published table changes, and ``version`` bumps, only
-when the voted table differs from the published one; a sudden loss of many
-tiles (a hand resting over them) must persist for ``drop_seconds`` first.
+previous one (hands moving) reset the vote; the tiles of the still frames since
+then are matched across frames by quad centre, and each tile's code is the
+vote of those frames.  With an ``assemble`` function (the reader's
+``read_detections``) the voted tiles are grouped and judged again, so one
+frame's misread never reaches the sets; without it the kept frame that agrees
+best with the vote is published.  The table, and ``version``, change only when
+the voted sets differ from the published ones; a sudden loss of many tiles (a
+hand resting over them) must last ``drop_seconds`` before it is believed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import cv2
 import numpy as np
@@ -52,55 +55,15 @@ def motion_fraction(a: np.ndarray, b: np.ndarray, pixel_threshold: int = 25) -> 
     return float(np.count_nonzero(np.abs(diff) > pixel_threshold)) / diff.size
 
 
-@dataclass(frozen=True)
-class StableView:
-    """The stabiliser's answer after each frame (the table part of ``TableState``)."""
-
-    version: int
-    reading: Any | None  # the reading of the frame that best matches the vote
-    tables: list[list[Tile]]
-    uncertain: list[int]
-    stable: bool
-    changed_at: float
-    tag: Any = None  # what the caller passed with that reading (e.g. its frame)
-
-
-@dataclass
-class _Track:
-    """One physical tile followed across the still frames of a window."""
-
-    center: np.ndarray
-    size: float
-    votes: Counter = field(default_factory=Counter)
-    hits: int = 0
-
-    @property
-    def code(self) -> int:
-        return self.votes.most_common(1)[0][0]
-
-    @property
-    def agreement(self) -> float:
-        total = sum(self.votes.values())
-        return self.votes[self.code] / total if total else 0.0
-
-
-@dataclass
-class _Seen:
-    reading: Any
-    tag: Any
-    tracks: list[int]  # track id for each detection of the reading
-
-
-def _tile_size(quads: np.ndarray) -> np.ndarray:
-    """Short side of each quad (pixels)."""
-    edges = np.linalg.norm(np.roll(quads, -1, axis=1) - quads, axis=2)
-    return np.minimum(edges[:, 0] + edges[:, 2], edges[:, 1] + edges[:, 3]) / 2
+def raw_detections(reading: Any) -> TileDetections:
+    """The model's own tiles of a reading (before the rules inferred any), in the same order."""
+    raw = getattr(reading, "model_detections", None)
+    return reading.detections if raw is None else raw
 
 
 def table_key(reading: Any) -> tuple:
     """What must differ for the table to count as changed: the sets and all tile codes."""
-    det = reading.detections
-    codes = [int(c) for c in det.class_ids]
+    codes = [int(c) for c in reading.detections.class_ids]
     sets = sorted(tuple(sorted(codes[i] for i in s.indices)) for s in reading.sets)
     return tuple(sets), tuple(sorted(codes))
 
@@ -110,9 +73,66 @@ def reading_tables(reading: Any) -> list[list[Tile]]:
     return [[tiles[i] for i in s.indices] for s in reading.sets]
 
 
+@dataclass(frozen=True)
+class StableView:
+    """The stabiliser's answer after each frame (the table part of ``TableState``)."""
+
+    version: int
+    reading: Any | None  # the voted reading (or the kept frame's reading that matches it best)
+    tables: list[list[Tile]]
+    uncertain: list[int]
+    stable: bool
+    changed_at: float
+    tag: Any = None  # what the caller passed with the latest frame of the vote (e.g. its image)
+
+
+@dataclass
+class _Track:
+    """One physical tile followed across the still frames of a window."""
+
+    quad: np.ndarray  # running mean of its corners
+    size: float
+    weights: Counter = field(default_factory=Counter)  # code -> sum of scores
+    counts: Counter = field(default_factory=Counter)  # code -> frames that read it
+    hits: int = 0
+
+    @property
+    def center(self) -> np.ndarray:
+        return self.quad.mean(axis=0)
+
+    @property
+    def code(self) -> int:
+        return max(self.weights, key=lambda c: (self.weights[c], self.counts[c]))
+
+    @property
+    def agreement(self) -> float:
+        """Share of the frames that saw this tile and read it as the voted code."""
+        return self.counts[self.code] / self.hits if self.hits else 0.0
+
+    @property
+    def score(self) -> float:
+        """Mean score of the voted code, scaled by how many frames agreed."""
+        c = self.code
+        return self.weights[c] / self.counts[c] * self.agreement
+
+
+@dataclass
+class _Seen:
+    reading: Any
+    tracks: list[int]  # track id for each detection of the reading
+
+
+def _tile_size(quads: np.ndarray) -> np.ndarray:
+    """Short side of each quad (pixels)."""
+    edges = np.linalg.norm(np.roll(quads, -1, axis=1) - quads, axis=2)
+    return np.minimum(edges[:, 0] + edges[:, 2], edges[:, 1] + edges[:, 3]) / 2
+
+
 class TableStabiliser:
     """Motion gate + vote; call :meth:`update` once per processed frame.
 
+    assemble: builds a reading from voted tiles (``TableReader.read_detections``);
+        None publishes the kept frame that agrees best with the vote.
     pixel_threshold / motion_threshold: a thumbnail pixel counts as changed
         above this grey difference; the frame is moving above this share of
         changed pixels (against the previous frame, or against the first still
@@ -123,10 +143,13 @@ class TableStabiliser:
     score_threshold / agreement_threshold: below these a tile is uncertain.
     drop_fraction / drop_seconds: losing more than this share of tiles (and at
         least 3) must last this long before it is believed.
+    match_ratio: a reading matching fewer of the window's tiles than this
+        share starts a new vote even without visible motion.
     """
 
     def __init__(
         self,
+        assemble: Callable[[TileDetections], Any] | None = None,
         *,
         pixel_threshold: int = 25,
         motion_threshold: float = 0.01,
@@ -141,6 +164,7 @@ class TableStabiliser:
     ) -> None:
         if min_votes < 1 or max_votes < min_votes:
             raise ValueError("need 1 <= min_votes <= max_votes")
+        self.assemble = assemble
         self.pixel_threshold = pixel_threshold
         self.motion_threshold = motion_threshold
         self.min_votes = min_votes
@@ -154,7 +178,6 @@ class TableStabiliser:
 
         self._last_thumb: np.ndarray | None = None
         self._anchor: np.ndarray | None = None  # first still thumbnail of the window
-        self._moving = True
         self._view = StableView(0, None, [], [], False, time.monotonic())
         self._key: tuple | None = None
         self._reset_window(0.0)
@@ -165,6 +188,9 @@ class TableStabiliser:
         self._seen: list[_Seen] = []
         self._votes = 0
         self._window_start = now
+        self._published_here = False  # a table was published from this window
+        self._pending: tuple | None = None  # a changed key waiting for confirmation
+        self._tag: Any = None
 
     @property
     def votes(self) -> int:
@@ -180,8 +206,7 @@ class TableStabiliser:
         """Would ``thumb`` count as movement?  (Does not change the state.)"""
         if self._last_thumb is None:
             return True
-        frac = motion_fraction(thumb, self._last_thumb, self.pixel_threshold)
-        if frac > self.motion_threshold:
+        if motion_fraction(thumb, self._last_thumb, self.pixel_threshold) > self.motion_threshold:
             return True
         if self._anchor is not None:
             return motion_fraction(thumb, self._anchor, self.pixel_threshold) > self.motion_threshold
@@ -189,16 +214,14 @@ class TableStabiliser:
 
     def _match(self, det: TileDetections) -> tuple[list[int], int]:
         """Track id per detection (new tracks for unmatched) and how many matched."""
-        centers = det.centers
         sizes = _tile_size(det.quads) if len(det) else np.zeros(0)
         ids = [-1] * len(det)
         matched = 0
         if self._tracks and len(det):
             tc = np.stack([t.center for t in self._tracks])
             ts = np.array([t.size for t in self._tracks])
-            dist = np.linalg.norm(centers[:, None, :] - tc[None, :, :], axis=2)
-            limit = 0.5 * np.minimum(sizes[:, None], ts[None, :])
-            pairs = np.argwhere(dist <= limit)
+            dist = np.linalg.norm(det.centers[:, None, :] - tc[None, :, :], axis=2)
+            pairs = np.argwhere(dist <= 0.5 * np.minimum(sizes[:, None], ts[None, :]))
             order = np.argsort(dist[pairs[:, 0], pairs[:, 1]], kind="stable")
             used: set[int] = set()
             for i, j in pairs[order]:
@@ -208,59 +231,89 @@ class TableStabiliser:
                     matched += 1
         for i in range(len(det)):
             if ids[i] < 0:
-                self._tracks.append(_Track(centers[i].copy(), float(sizes[i])))
+                self._tracks.append(_Track(det.quads[i].astype(np.float64), float(sizes[i])))
                 ids[i] = len(self._tracks) - 1
         return ids, matched
 
-    def _add(self, reading: Any, tag: Any) -> float:
+    def _add(self, reading: Any) -> float:
         """Vote with one reading; returns the share of tiles that matched earlier frames."""
-        det = reading.detections
-        expected = sum(1 for t in self._tracks if t.hits * 2 >= self._votes) if self._votes else 0
+        det = raw_detections(reading)
+        expected = sum(1 for t in self._tracks if t.hits * 2 >= self._votes)
         ids, matched = self._match(det)
         for i, tid in enumerate(ids):
             track = self._tracks[tid]
             track.hits += 1
-            track.center += (det.centers[i] - track.center) / track.hits
-            weight = 0.5 if det.inferred[i] else 1.0
-            track.votes[int(det.class_ids[i])] += weight * max(float(det.scores[i]), 0.05)
+            track.quad += (det.quads[i] - track.quad) / track.hits
+            code = int(det.class_ids[i])
+            track.weights[code] += max(float(det.scores[i]), 0.01) * (0.5 if det.inferred[i] else 1.0)
+            track.counts[code] += 1
         self._votes += 1
-        self._seen.append(_Seen(reading, tag, ids))
+        self._seen.append(_Seen(reading, ids))
         del self._seen[: -self.keep_frames]
-        if not self._votes - 1:
+        if self._votes == 1:
             return 1.0
         return matched / max(expected, len(det), 1)
 
     def _consensus(self) -> dict[int, _Track]:
         return {i: t for i, t in enumerate(self._tracks) if t.hits * 2 > self._votes}
 
-    def _best_seen(self, consensus: dict[int, _Track]) -> _Seen:
+    # -- the voted table ----------------------------------------------------------
+    def _voted(self, consensus: dict[int, _Track]) -> tuple[Any, list[int]]:
+        """The reading to publish and its uncertain tile indices."""
+        if self.assemble is None:
+            return self._best_seen(consensus)
+        ids = list(consensus)
+        voted = TileDetections(
+            np.array([consensus[i].quad for i in ids], np.float32).reshape(-1, 4, 2),
+            [consensus[i].code for i in ids],
+            [consensus[i].score for i in ids],
+        )
+        reading = self.assemble(voted)
+        # the reader may reorder tiles: find each one's track again by its corners
+        by_quad = {voted.quads[k].tobytes(): consensus[i] for k, i in enumerate(ids)}
+        raw = raw_detections(reading)
+        uncertain = []
+        for k in range(len(reading.detections)):
+            track = by_quad.get(np.asarray(raw.quads[k], np.float32).tobytes())
+            if (
+                track is None
+                or track.agreement < self.agreement_threshold
+                or track.score < self.score_threshold
+                or reading.detections.inferred[k]
+            ):
+                uncertain.append(k)
+        return reading, uncertain
+
+    def _best_seen(self, consensus: dict[int, _Track]) -> tuple[Any, list[int]]:
         """The kept frame whose reading agrees most with the vote (latest on ties)."""
 
-        def score(seen: _Seen) -> int:
-            codes = seen.reading.detections.class_ids
+        def agreement(seen: _Seen) -> int:
+            codes = raw_detections(seen.reading).class_ids
             good = sum(1 for i, tid in enumerate(seen.tracks) if tid in consensus and consensus[tid].code == codes[i])
-            return 2 * good - len(codes) - len(consensus)
+            return 2 * good - len(codes)
 
-        return max(reversed(self._seen), key=score)
-
-    def _uncertain(self, seen: _Seen, consensus: dict[int, _Track]) -> list[int]:
-        det = seen.reading.detections
-        out = []
+        seen = max(reversed(self._seen), key=agreement)
+        det, raw = seen.reading.detections, raw_detections(seen.reading)
+        uncertain = []
         for i, tid in enumerate(seen.tracks):
             track = consensus.get(tid)
             if (
                 track is None
-                or track.code != int(det.class_ids[i])
+                or track.code != int(raw.class_ids[i])
                 or track.agreement < self.agreement_threshold
                 or det.inferred[i]
                 or det.scores[i] < self.score_threshold
             ):
-                out.append(i)
-        return out
+                uncertain.append(i)
+        return seen.reading, uncertain
 
     # -- the step -------------------------------------------------------------
     def update(self, thumb: np.ndarray, reading: Any | None = None, *, tag: Any = None, now: float | None = None) -> StableView:
-        """Feed one frame: its thumbnail and, if the model ran on it, its reading."""
+        """Feed one frame: its thumbnail and, if the model ran on it, its reading.
+
+        ``tag`` travels with the reading into :attr:`StableView.tag` (the frame
+        image, so the caller can draw the published table on it).
+        """
         now = time.monotonic() if now is None else now
         moving = self.is_moving(thumb)
         self._last_thumb = thumb
@@ -272,10 +325,11 @@ class TableStabiliser:
             self._anchor = thumb
             self._reset_window(now)
         if reading is not None:
-            if self._add(reading, tag) < self.match_ratio:
+            if self._add(reading) < self.match_ratio:
                 # the tiles moved but the picture hardly did: start the vote again
                 self._reset_window(now)
-                self._add(reading, tag)
+                self._add(reading)
+            self._tag = tag
             self._maybe_publish(now)
         return self._set_stable(True)
 
@@ -287,25 +341,27 @@ class TableStabiliser:
     def _maybe_publish(self, now: float) -> None:
         if self._votes < self.min_votes:
             return
-        consensus = self._consensus()
-        seen = self._best_seen(consensus)
-        key = table_key(seen.reading)
+        reading, uncertain = self._voted(self._consensus())
+        key = table_key(reading)
         if key == self._key:
+            self._pending = None
             return
-        old = len(self._key[1]) if self._key else 0
-        new = len(key[1])
+        if self._published_here and self._pending != key:
+            self._pending = key  # a late swing of the vote must hold for two frames
+            return
+        old, new = (len(self._key[1]) if self._key else 0), len(key[1])
         lost = old - new
         if lost >= 3 and lost > self.drop_fraction * old and now - self._window_start < self.drop_seconds:
             return  # probably a hand resting on the tiles: wait before believing it
-        self._key = key
+        self._key, self._pending, self._published_here = key, None, True
         self._view = StableView(
             version=self._view.version + 1,
-            reading=seen.reading,
-            tables=reading_tables(seen.reading),
-            uncertain=self._uncertain(seen, consensus),
+            reading=reading,
+            tables=reading_tables(reading),
+            uncertain=uncertain,
             stable=True,
             changed_at=now,
-            tag=seen.tag,
+            tag=self._tag,
         )
 
     @property

@@ -1,0 +1,400 @@
+"""The stable table: motion gating, voting, versioning, and the threaded LiveTable."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.tiles import Tile, format_table, parse_table
+from vision.capture import FolderSource, sample_images_dir
+from vision.live import LiveTable, TableState
+from vision.stability import TableStabiliser, make_thumbnail, motion_fraction, reading_tables
+from vision.types import TileDetections
+
+# -- fake readings in tile notation ----------------------------------------------------
+
+
+@dataclass
+class FakeSet:
+    """Shaped like vision.reader.SetReading, without judging the set."""
+
+    indices: list[int]
+    valid: bool = True
+    kind: str | None = "run"
+    value: int = 0
+    problem: str | None = None
+
+
+@dataclass
+class FakeReading:
+    detections: TileDetections
+    sets: list[FakeSet]
+
+
+def reading(table: str, *, jitter: float = 0.0, scores: float = 0.95, drop: tuple[int, ...] = ()) -> FakeReading:
+    """Sets in rows, tiles 50x70 px side by side: ``"R1 R2 R3 | K7 B7 O7"``."""
+    quads, ids, sets = [], [], []
+    for row, tiles in enumerate(parse_table(table)):
+        members = []
+        for col, tile in enumerate(tiles):
+            if (row, col) in drop:
+                continue
+            x, y = 20 + 55 * col + jitter, 20 + 90 * row - jitter
+            quads.append([[x, y], [x + 50, y], [x + 50, y + 70], [x, y + 70]])
+            members.append(len(ids))
+            ids.append(tile.index)
+        sets.append(FakeSet(members))
+    det = TileDetections(np.array(quads, float).reshape(-1, 4, 2), ids, np.full(len(ids), scores))
+    return FakeReading(det, sets)
+
+
+def thumb(value: int, *, noise: int = 0, seed: int = 0) -> np.ndarray:
+    """A 96x54 grey 'picture' of a table; a different value is a different scene."""
+    rng = np.random.default_rng(seed)
+    img = np.full((54, 96), value, np.int16)
+    img[10:40, 10 + value % 50 : 40 + value % 50] += 60
+    if noise:
+        img += rng.integers(-noise, noise + 1, img.shape).astype(np.int16)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def feed(stab: TableStabiliser, frames, t0: float = 0.0, dt: float = 0.05):
+    """frames: (thumbnail, reading or None) pairs at ``dt`` s apart; returns the views."""
+    return [stab.update(th, rd, now=t0 + i * dt) for i, (th, rd) in enumerate(frames)]
+
+
+TABLE_A = "R1 R2 R3 | K7 B7 O7"
+TABLE_B = "R1 R2 R3 R4 | K7 B7 O7"  # R4 laid off
+HAND = thumb(200, seed=9)
+
+
+# -- motion ---------------------------------------------------------------------------
+
+
+def test_motion_fraction_ignores_noise_and_global_brightness_but_sees_a_hand():
+    a = thumb(80, noise=8, seed=1)
+    assert motion_fraction(a, thumb(80, noise=8, seed=2)) == 0
+    assert motion_fraction(a, np.clip(a.astype(int) + 30, 0, 255).astype(np.uint8)) == 0
+    hand = a.copy()
+    hand[20:50, 40:70] = 255
+    assert motion_fraction(a, hand) > 0.1
+
+
+def test_thumbnail_is_small_grey_and_keeps_the_aspect():
+    t = make_thumbnail(np.zeros((720, 1280, 3), np.uint8))
+    assert t.shape == (54, 96) and t.dtype == np.uint8
+
+
+# -- the stabiliser ------------------------------------------------------------------------
+
+
+def test_nothing_is_published_before_min_votes_of_still_frames():
+    stab = TableStabiliser(min_votes=3)
+    views = feed(stab, [(thumb(80), reading(TABLE_A))] * 4)
+    # frame 1 has nothing to compare with (moving); 2, 3, 4 are still and vote
+    assert [v.version for v in views] == [0, 0, 0, 1]
+    assert [v.stable for v in views] == [False, True, True, True]
+    assert format_table(views[-1].tables) == TABLE_A
+    assert views[-1].uncertain == []
+
+
+def test_readings_of_moving_frames_are_not_counted():
+    stab = TableStabiliser(min_votes=2)
+    # a hand moves on every frame: different thumbnails, readings offered each time
+    views = feed(stab, [(thumb(80 + 20 * (i % 2)), reading(TABLE_B)) for i in range(10)])
+    assert all(v.version == 0 and not v.stable for v in views)
+    assert stab.votes == 0
+
+
+def test_a_misread_in_a_minority_of_frames_is_outvoted_and_marked_uncertain_only_if_disputed():
+    stab = TableStabiliser(min_votes=5, agreement_threshold=0.75)
+    misread = "R1 R2 R8 | K7 B7 O7"  # R3 read as R8 once
+    frames = [(thumb(80), reading(r)) for r in [TABLE_A, TABLE_A, misread, TABLE_A, misread, TABLE_A]]
+    views = feed(stab, frames)
+    assert views[-1].version == 1
+    assert format_table(views[-1].tables) == TABLE_A  # the published reading agrees with the vote
+    assert views[-1].uncertain == [2]  # 3 votes of 5 for R3: disputed
+
+
+def test_low_scores_and_inferred_tiles_are_uncertain():
+    r = reading(TABLE_A)
+    r.detections.scores[4] = 0.3
+    r.detections.inferred[0] = True
+    stab = TableStabiliser(min_votes=2)
+    views = feed(stab, [(thumb(80), r)] * 3)
+    assert views[-1].version == 1 and views[-1].uncertain == [0, 4]
+
+
+def test_version_bumps_only_when_the_table_really_changes():
+    stab = TableStabiliser(min_votes=2)
+    seq = (
+        [(thumb(80), reading(TABLE_A))] * 4
+        + [(HAND, None), (thumb(200, seed=10), None)]  # a hand passes over
+        + [(thumb(81), reading(TABLE_A, jitter=4))] * 4  # same tiles, nudged, light changed
+        + [(HAND, None)]
+        + [(thumb(90), reading(TABLE_B))] * 4  # a tile was laid off
+        + [(thumb(90, noise=5, seed=s), reading(TABLE_B, jitter=2)) for s in range(4)]  # noise only
+    )
+    views = feed(stab, seq)
+    versions = [v.version for v in views]
+    assert versions[3] == 1 and versions[9] == 1
+    assert versions[-1] == 2 and len(set(versions)) == 3
+    assert format_table(views[-1].tables) == TABLE_B
+    bump = versions.index(2)
+    assert views[bump].changed_at == pytest.approx(bump * 0.05)
+    assert views[-1].changed_at == views[bump].changed_at
+
+
+def test_a_table_change_without_visible_motion_still_resets_the_vote():
+    stab = TableStabiliser(min_votes=3)
+    other = "K1 K2 K3 | B9 B10 B11 B12 | O4 O5 O6"
+    # the other tiles lie elsewhere (shifted by more than half a tile): nothing matches
+    views = feed(stab, [(thumb(80), reading(TABLE_A))] * 4 + [(thumb(80), reading(other, jitter=30))] * 3)
+    assert views[3].version == 1 and format_table(views[3].tables) == TABLE_A
+    assert views[-1].version == 2 and format_table(views[-1].tables) == other
+
+
+def test_tiles_lost_under_a_resting_hand_are_believed_only_after_drop_seconds():
+    full = "R1 R2 R3 R4 R5 | K7 B7 O7"
+    stab = TableStabiliser(min_votes=2, drop_seconds=1.0)
+    covered = reading(full, drop=((0, 0), (0, 1), (0, 2), (0, 3)))
+    seq = [(thumb(80), reading(full))] * 3 + [(HAND, None)] + [(thumb(120), covered)] * 30
+    views = feed(stab, seq, dt=0.05)  # the covered window starts at frame 4 (t=0.2 s)
+    versions = [v.version for v in views]
+    assert versions[2] == 1
+    assert set(versions[4:23]) == {1}  # under a second: still the full table
+    assert versions[-1] == 2 and format_table(views[-1].tables) == "R5 | K7 B7 O7"
+
+
+def test_wants_reading_stops_after_max_votes_until_something_moves():
+    stab = TableStabiliser(min_votes=2, max_votes=4)
+    feed(stab, [(thumb(80), reading(TABLE_A))] * 5)
+    assert stab.votes == 4 and not stab.wants_reading
+    stab.update(HAND)
+    assert stab.wants_reading
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([TABLE_A, TABLE_B, "K1 K2 K3", "J O5 O6"]), st.integers(4, 8), st.booleans()),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_version_counts_the_real_changes_of_any_sequence(segments):
+    """Segments of still frames separated by hand movement; a segment may repeat its table.
+
+    The first frame after the hand differs from it, so it is not read: a
+    segment of n frames gives n - 1 votes.  (Losing tiles is believed at
+    once here; the resting-hand delay has its own test.)
+    """
+    stab = TableStabiliser(min_votes=3, drop_seconds=0)
+    frames, expected, previous = [], 0, None
+    for k, (table, length, misread_once) in enumerate(segments):
+        frames.append((HAND, None))
+        rds = [reading(table)] * length
+        if misread_once:  # one frame reads the first tile as R13: outvoted by the rest
+            bad = reading(table)
+            bad.detections.class_ids[0] = 51
+            rds[1] = bad
+        frames += [(thumb(60 + 10 * k), r) for r in rds]
+        expected += table != previous
+        previous = table
+    views = feed(stab, frames)
+    assert views[-1].version == expected
+    assert format_table(views[-1].tables) == segments[-1][0]
+
+
+class OneMisreadPerFrame:
+    """A stand-in tile model: frame k reads tile k % n as O13, the rest right."""
+
+    def __init__(self, truth: FakeReading) -> None:
+        self.truth = truth.detections
+        self.k = 0
+
+    def detect(self, image):
+        ids = self.truth.class_ids.copy()
+        ids[self.k % len(ids)] = Tile.parse("O13").index
+        self.k += 1
+        return TileDetections(self.truth.quads, ids, self.truth.scores)
+
+
+def test_votes_fix_a_table_that_no_single_frame_read_right():
+    reader_mod = pytest.importorskip("vision.reader")
+    reader = reader_mod.TableReader(OneMisreadPerFrame(reading(TABLE_A)))
+    image = np.zeros((400, 400, 3), np.uint8)
+    stab = TableStabiliser(reader.read_detections, min_votes=6, max_votes=6)
+    frames = [(thumb(80), reader.read(image)) for _ in range(7)]
+    assert all(sorted(format_table([s]) for s in reading_tables(r)) != sorted(TABLE_A.split(" | ")) for _, r in frames)
+    views = feed(stab, frames)
+    assert [v.version for v in views] == [0] * 6 + [1]
+    final = views[-1]
+    assert sorted(format_table([s]) for s in final.tables) == sorted(TABLE_A.split(" | "))
+    assert all(s.valid for s in final.reading.sets)
+    assert final.uncertain == []  # each tile was read right in 5 of 6 frames
+
+
+def test_a_tile_read_two_ways_is_voted_but_marked_uncertain():
+    reader_mod = pytest.importorskip("vision.reader")
+    misread = reading("R1 R2 R3 | K7 B7 O7")
+    misread.detections.class_ids[5] = Tile.parse("R7").index
+    # the first frame is not voted (nothing to compare it with): 3 votes O7, 2 votes R7
+    per_frame = iter([reading(TABLE_A), misread, reading(TABLE_A), misread, reading(TABLE_A), reading(TABLE_A)])
+
+    class Model:
+        def detect(self, image):
+            return next(per_frame).detections
+
+    reader = reader_mod.TableReader(Model())
+    stab = TableStabiliser(reader.read_detections, min_votes=5, max_votes=5)
+    image = np.zeros((400, 400, 3), np.uint8)
+    views = feed(stab, [(thumb(80), reader.read(image)) for _ in range(6)])
+    final = views[-1]
+    assert final.version == 1 and sorted(format_table([s]) for s in final.tables) == sorted(TABLE_A.split(" | "))
+    o7 = [i for i, t in enumerate(final.reading.detections.tiles) if t.code == "O7"]
+    assert final.uncertain == o7
+
+
+# -- LiveTable ------------------------------------------------------------------------------
+
+
+class FakeReader:
+    """Reads a picture by its brightness: each of the test images stands for a table."""
+
+    def __init__(self, tables: dict[int, str]) -> None:
+        self.tables = tables
+        self.calls = 0
+
+    def read(self, image):
+        self.calls += 1
+        key = int(round(float(image.mean()) / 10) * 10)
+        return reading(self.tables.get(key, "K13"))
+
+
+def write_images(folder: Path, values: list[int]) -> None:
+    for i, v in enumerate(values):
+        img = np.full((360, 640, 3), v, np.uint8)
+        cv2.putText(img, str(i), (100, 200), cv2.FONT_HERSHEY_SIMPLEX, 4, (255, 255, 255), 8)
+        img[:] = img - (img.mean() - v)  # keep the mean as the key
+        cv2.imwrite(str(folder / f"{i:02d}.png"), img)
+
+
+def test_state_has_exactly_the_agreed_fields():
+    assert [f.name for f in fields(TableState)] == [
+        "version", "reading", "tables", "uncertain", "stable", "camera_ok",
+        "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
+    ]  # fmt: skip
+
+
+def test_process_replays_a_slideshow_through_the_camera_path(tmp_path):
+    write_images(tmp_path, [60, 120])
+    reader = FakeReader({60: TABLE_A, 120: TABLE_B})
+    live = LiveTable(FolderSource(tmp_path, seconds_per_image=0.5, fps=10, loop=False), reader)
+    versions = [live.process(f.image, index=f.index).version for f in live.source.frames()]
+    assert versions == [0, 0, 0, 1, 1] + [1, 1, 1, 2, 2]
+    assert reader.calls == 8  # not on the two frames where the picture changed
+    state = live.state()
+    assert state.version == 2 and format_table(state.tables) == TABLE_B
+    assert cv2.imdecode(np.frombuffer(state.frame_jpeg, np.uint8), cv2.IMREAD_COLOR).shape == (360, 640, 3)
+    assert state.annotated_jpeg is not None and state.stable and state.camera_error is None
+
+
+def test_live_table_threads_publish_changes_and_wait_for_change_wakes(tmp_path):
+    write_images(tmp_path, [60, 120])
+    reader = FakeReader({60: TABLE_A, 120: TABLE_B})
+    source = FolderSource(tmp_path, seconds_per_image=0.4, fps=25)
+    with LiveTable(source, reader) as live:
+        first = live.wait_for_change(0, timeout=5)
+        assert first.version == 1 and first.camera_ok and first.frame_jpeg
+        second = live.wait_for_change(first.version, timeout=5)
+        assert second.version == 2 and second.tables != first.tables
+        assert second.changed_at >= first.changed_at
+        assert second.fps > 5
+        t = time.monotonic()
+        same = live.wait_for_change(live.state().version, timeout=0.05)
+        assert time.monotonic() - t < 2 and same.version >= 2
+    assert not live.capture.running
+
+
+def test_a_missing_reader_keeps_the_camera_view_and_says_why(tmp_path, monkeypatch):
+    write_images(tmp_path, [60])
+
+    def no_model():
+        raise FileNotFoundError("models/detector.onnx not found")
+
+    monkeypatch.setattr("vision.live._default_reader", no_model)
+    with LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=20)) as live:
+        deadline = time.monotonic() + 5
+        while live.state().frame_jpeg is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        state = live.state()
+    assert state.frame_jpeg is not None and state.camera_ok
+    assert "detector.onnx" in state.camera_error and state.version == 0 and state.reading is None
+
+
+def test_live_table_with_the_reader_draws_the_voted_table(tmp_path):
+    reader_mod = pytest.importorskip("vision.reader")
+    write_images(tmp_path, [60])
+    reader = reader_mod.TableReader(OneMisreadPerFrame(reading(TABLE_A)))
+    live = LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=10, loop=False), reader)
+    assert live.stabiliser.assemble == reader.read_detections
+    for frame in live.source.frames():
+        live.process(frame.image, index=frame.index)
+    state = live.state()
+    assert state.version == 1 and all(s.valid for s in state.reading.sets)
+    frame = cv2.imdecode(np.frombuffer(state.frame_jpeg, np.uint8), cv2.IMREAD_COLOR)
+    drawn = cv2.imdecode(np.frombuffer(state.annotated_jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert drawn.shape == frame.shape and np.abs(drawn.astype(int) - frame).mean() > 1
+
+
+def sample_photos() -> list[Path]:
+    folder = sample_images_dir()
+    return sorted(p for p in folder.glob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"}) if folder.is_dir() else []
+
+
+@pytest.mark.skipif(not sample_photos(), reason="sample_images/ holds no photos yet")
+def test_sample_images_replay_gives_one_version_per_photo():
+    """The shipped photos through the slideshow path: each photo is one stable table."""
+    photos = sample_photos()
+    tables = ["K1 K2 K3", "R1 R2 R3 | K7 B7 O7"]
+
+    class PerPhoto:  # a distinct table per photo, found by its pixels
+        def __init__(self):
+            self.seen: list[bytes] = []
+
+        def read(self, image):
+            key = make_thumbnail(image).tobytes()
+            if key not in self.seen:
+                self.seen.append(key)
+            i = self.seen.index(key)
+            return reading(tables[i % 2] + " | " + "O1 O2 O3 " + " ".join(f"B{1 + j}" for j in range(i % 10)))
+
+    live = LiveTable(FolderSource(sample_images_dir(), seconds_per_image=0.4, fps=10, loop=False), PerPhoto())
+    for frame in live.source.frames():
+        live.process(frame.image, index=frame.index)
+    assert live.state().version == len(photos)
+
+
+@pytest.mark.skipif(not sample_photos(), reason="sample_images/ holds no photos yet")
+def test_sample_images_replay_with_the_real_reader_matches_reading_each_photo():
+    reader_mod = pytest.importorskip("vision.reader")
+    try:
+        reader = reader_mod.TableReader.from_model_dir()
+    except Exception as exc:  # model not exported yet
+        pytest.skip(f"no tile model: {exc}")
+    photo = sample_photos()[0]
+    live = LiveTable(FolderSource(photo, seconds_per_image=0.3, fps=10, loop=False), reader)
+    for frame in live.source.frames():
+        live.process(frame.image, index=frame.index)
+    direct = reader.read(cv2.imread(str(photo)))
+    state = live.state()
+    assert state.version == 1
+    assert format_table(state.tables) == format_table([[direct.detections.tiles[i] for i in s.indices] for s in direct.sets])
