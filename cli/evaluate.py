@@ -1,0 +1,75 @@
+"""``rummikub-companion eval``: score the tile model on YOLO-format folders of labelled photos.
+
+Prints detection precision and recall (IoU 0.5), reading accuracy on the
+tiles found, end-to-end tile F1, photos read exactly and ms per photo; with
+``--holdout`` only the fixed held-out part of each folder is scored (the
+photos training never sees).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "eval",
+        help="score the tile model on labelled YOLO-format folders",
+        description="Score the reader on YOLO-format folders (images/ + labels/ + data.yaml).",
+    )
+    p.add_argument("folders", nargs="+", metavar="DIR", help="YOLO-format folders")
+    p.add_argument("--json", action="store_true", help="one JSON object per folder, then the total")
+    p.add_argument("--holdout", action="store_true", help="score only the held-out photos of each folder")
+    p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
+    p.add_argument("--iou", type=float, default=0.5, help="overlap for a found tile to match a label (default 0.5)")
+    p.add_argument("--mistakes", type=int, default=5, metavar="N", help="list the N most frequent misreadings")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.datasets import load_folder, split_holdout
+    from vision.evaluation import Evaluation, evaluate, format_table
+    from vision.reader import TableReader
+
+    folders = []
+    for folder in args.folders:
+        try:
+            items = load_folder(folder)
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"rummikub-companion eval: {exc}", file=sys.stderr)
+            return 1
+        if args.holdout:
+            items = split_holdout(items)[1]
+        folders.append((folder, items))
+    try:
+        reader = TableReader.from_model_dir(args.model)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
+        return 1
+
+    rows = []
+    for folder, items in folders:
+        def progress(done, total, folder=folder):
+            print(f"\r{folder}: {done}/{total}", end="", file=sys.stderr, flush=True)
+
+        result = evaluate(reader, items, iou=args.iou, progress=None if args.json else progress)
+        if not args.json:
+            print(file=sys.stderr)
+        rows.append((folder, result))
+        if args.json:
+            print(json.dumps({"folder": folder, "holdout": args.holdout, **result.to_dict()}), flush=True)
+    total = Evaluation([p for _, e in rows for p in e.photos], args.iou)
+    if args.json:
+        if len(rows) > 1:
+            print(json.dumps({"folder": None, "holdout": args.holdout, **total.to_dict()}))
+        return 0
+    if len(rows) > 1:
+        rows.append(("all", total))
+    print(format_table(rows))
+    worst = total.mistakes(args.mistakes)
+    if worst:
+        print("most frequent misreadings (true -> read, '-' = no tile): "
+              + ", ".join(f"{t} -> {r} x{n}" for t, r, n in worst))
+    return 0

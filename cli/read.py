@@ -1,0 +1,121 @@
+"""``rummikub-companion read``: read photos of the table, print the tiles and sets, draw them.
+
+The model is loaded once for all the photos.  A photo that cannot be read is
+reported on stderr by name and the others are still read; the exit code is 1
+when any photo failed, 0 when all were read (2 for usage errors, as argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "read",
+        help="read the tiles and sets in photos of the table",
+        description="Find every face-up tile, read it, rebuild the sets and judge them.",
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
+    p.add_argument("--json", action="store_true", help="one JSON object per photo, in order (JSON Lines)")
+    p.add_argument("--annotate", metavar="OUT",
+                   help="draw the reading: a file for one photo, a folder for several")
+    p.add_argument("--rules", default="sabra", metavar="NAME",
+                   help="rules the sets are judged by (sabra, american, international, ...; default sabra)")
+    p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
+    p.add_argument("--infer-below", type=float, default=None, metavar="SCORE",
+                   help="a tile read with a lower score may be inferred from its set (default 0.5)")
+    p.set_defaults(func=run)
+
+
+def annotation_paths(images: list[str], out: str) -> list[Path]:
+    """Where each drawn photo goes: OUT itself for one photo (unless it is a folder), else OUT/<name>."""
+    target = Path(out)
+    if len(images) == 1 and not target.is_dir() and target.suffix.lower() in IMAGE_SUFFIXES:
+        return [target]
+    paths, seen = [], set()
+    for image in images:
+        stem = Path(image).stem
+        name, n = f"{stem}.read.jpg", 1
+        while name in seen:
+            n += 1
+            name = f"{stem}-{n}.read.jpg"
+        seen.add(name)
+        paths.append(target / name)
+    return paths
+
+
+def summary(path: str, reading) -> str:
+    """The reading in a few plain lines."""
+    d, model = reading.detections, reading.model_detections
+    bad = sum(not s.valid for s in reading.sets)
+    lines = [f"{path}: {len(d)} tile{'s' * (len(d) != 1)}, {len(reading.sets)} set{'s' * (len(reading.sets) != 1)}"
+             f" ({bad} invalid), rack total {reading.rack_total}"]
+    for s in reading.sets:
+        codes = " ".join(d.codes[i] + ("?" if d.inferred[i] else "") for i in s.indices)
+        head = f"{s.kind or 'set'} {s.value}" if s.valid else "INVALID"
+        line = f"  {head}: {codes}"
+        if s.problem:
+            line += f"  -- {s.problem}"
+        meanings = s.verdict.joker_meanings() if s.valid else []
+        for m in meanings:
+            line += f"  (J = {' or '.join(sorted(str(t) for t in m))})"
+        lines.append(line)
+    for i in range(len(d)):
+        if d.inferred[i]:
+            lines.append(f"  {d.codes[i]}? inferred from its set; the model read {model.codes[i]} "
+                         f"(score {float(model.scores[i]):.2f})")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from rules.options import find_variant
+    from vision.annotate import annotate
+    from vision.reader import ReaderOptions, TableReader, read_image_file
+
+    try:
+        rules = find_variant(args.rules)
+    except ValueError as exc:
+        print(f"rummikub-companion read: {exc}", file=sys.stderr)
+        return 2
+    options = ReaderOptions(rules=rules)
+    if args.infer_below is not None:
+        options = ReaderOptions(rules=rules, infer_below=args.infer_below)
+
+    out_paths = annotation_paths(args.images, args.annotate) if args.annotate else None
+    if out_paths and len(args.images) > 1:
+        Path(args.annotate).mkdir(parents=True, exist_ok=True)
+
+    try:
+        reader = TableReader.from_model_dir(args.model, options)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"rummikub-companion read: cannot load the tile model: {exc}", file=sys.stderr)
+        return 1
+
+    failed = 0
+    for k, path in enumerate(args.images):
+        try:
+            image = read_image_file(path)
+            reading = reader.read(image)
+        except ValueError as exc:
+            print(f"rummikub-companion read: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        if args.json:
+            print(json.dumps(reading.to_json(image=path)), flush=True)
+        else:
+            print(summary(path, reading), flush=True)
+        if out_paths:
+            target = out_paths[k]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not cv2.imwrite(str(target), annotate(image, reading)):
+                print(f"rummikub-companion read: {target}: could not write the drawing", file=sys.stderr)
+                failed += 1
+    return 1 if failed else 0
