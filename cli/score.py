@@ -1,0 +1,142 @@
+"""``rummikub-companion score``: score a hand, or a whole game, from JSON.
+
+One hand: ``{"rules": "sabra", "racks": {"Ann": [], "Bob": ["R5", "J"]},
+"melded": {"Bob": false}, "pool_empty": false}`` -> ``{"winner": ..., "scores": ...}``.
+A whole game: ``{"rules": ..., "players": [...], "hands": [<hand>, ...]}`` -> the
+score sheet (totals, games won, rounds, winner; Israeli primary and final
+scores; International settlement).  See docs/rules.md for every key.
+Exit status: 0 scored, 2 unusable input (stderr says what is wrong).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rules.options import RuleOptions, find_variant
+from rules.scoring import HandResult, ScoreSheet, score_hand
+from rules.tiles import NotationError, RuleError, Tile, parse_tiles
+
+HAND_KEYS = {"racks", "melded", "pool_empty", "win", "winner", "hand", "hand_type", "jokers", "first_turn",
+             "original_hand", "joker_discard", "trump", "trump_holders", "trump_bonus", "discard"}
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "score",
+        help="score a hand or a whole game from JSON",
+        description="Read a hand (racks left at the end) or a whole game (\"hands\": [...]) as JSON "
+        "from FILE or - (stdin) and print the scores.",
+    )
+    p.add_argument("file", metavar="FILE|-", help="JSON file, or - for standard input")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def _tiles(value: Any, where: str) -> list[Tile]:
+    if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        try:
+            return parse_tiles(value)
+        except NotationError as exc:
+            raise NotationError(f"{where}: {exc}") from None
+    raise ValueError(f"{where} must be a list of tile codes, not {json.dumps(value)}")
+
+
+def options_from(doc: dict) -> RuleOptions:
+    """``"rules"``: a variant name or an object of options; ``"options"``: overrides."""
+    rules = doc.get("rules", "sabra")
+    extra = doc.get("options") or {}
+    if not isinstance(extra, dict):
+        raise ValueError("'options' must be an object of rule options")
+    if isinstance(rules, dict):
+        base = RuleOptions.from_dict(rules)
+        return base.replace(**extra) if extra else base
+    if not isinstance(rules, str):
+        raise ValueError(f"'rules' must be a name or an object, not {json.dumps(rules)}")
+    opts = find_variant(rules, **extra)
+    if rules.strip().lower() in ("sabra", "american", "international", "israeli"):
+        opts = opts.replace(scoring=rules.strip().lower()) if opts.scoring != rules.strip().lower() else opts
+    return opts
+
+
+def hand_from(doc: dict, options: RuleOptions, where: str = "hand") -> HandResult:
+    if not isinstance(doc, dict):
+        raise ValueError(f"{where} must be an object")
+    if "racks" not in doc and "scores" in doc:
+        return HandResult.from_dict(doc)  # a hand already scored
+    unknown = sorted(set(doc) - HAND_KEYS)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    racks_in = doc.get("racks")
+    if not isinstance(racks_in, dict) or not racks_in:
+        raise ValueError(f"{where} needs 'racks': an object of player -> tile codes")
+    racks = {str(p): _tiles(t, f"{where} rack of {p}") for p, t in racks_in.items()}
+    melded = doc.get("melded") or {}
+    if not isinstance(melded, dict) or not all(isinstance(v, bool) for v in melded.values()):
+        raise ValueError(f"{where}: 'melded' must be an object of player -> true/false")
+    kw: dict[str, Any] = {k: doc[k] for k in doc if k not in ("racks", "melded", "pool_empty")}
+    if "hand" in kw:
+        kw["hand"] = _tiles(kw["hand"], f"{where} closed hand")
+    return score_hand(racks, melded=melded, pool_empty=bool(doc.get("pool_empty", False)), options=options, **kw)
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def run(args) -> int:
+    try:
+        text = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+    except OSError as exc:
+        print(f"rummikub-companion score: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(f"rummikub-companion score: {args.file} is not JSON: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if not isinstance(doc, dict):
+            raise ValueError("the input must be a JSON object")
+        options = options_from(doc)
+        if "hands" in doc:
+            out, text_out = _game(doc, options)
+        else:
+            hand_doc = {k: v for k, v in doc.items() if k not in ("rules", "options")}
+            res = hand_from(hand_doc, options)
+            out = {"winner": res.winner, "scores": res.scores}
+            if res.method == "international":
+                out["details"] = res.details
+            lines = [f"winner: {res.winner or 'nobody'}"]
+            lines += [f"{p}: {_signed(s)}" for p, s in res.scores.items()]
+            text_out = "\n".join(lines)
+    except (NotationError, RuleError, ValueError, TypeError) as exc:
+        print(f"rummikub-companion score: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(out) if args.json else text_out)
+    return 0
+
+
+def _game(doc: dict, options: RuleOptions) -> tuple[dict, str]:
+    hands = doc["hands"]
+    if not isinstance(hands, list):
+        raise ValueError("'hands' must be a list of hands")
+    players = doc.get("players")
+    if players is None:
+        if not hands or not isinstance(hands[0], dict):
+            raise ValueError("give 'players' or at least one hand")
+        players = list(hands[0].get("racks") or hands[0].get("scores") or [])
+    sheet = ScoreSheet(players, options=options)
+    for i, h in enumerate(hands, 1):
+        sheet.add_hand(hand_from(h, options, f"hand {i}"))
+    summary = sheet.summary()
+    lines = [sheet.to_text(total_label="Total"),
+             "games won: " + ", ".join(f"{p} {n}" for p, n in summary["games_won"].items()),
+             f"rounds completed: {summary['rounds']}",
+             f"winner: {summary['winner'] or 'nobody yet'}"]
+    if "final" in summary:
+        lines.append("final: " + ", ".join(f"{p} {_signed(v)}" for p, v in summary["final"].items()))
+    if "settlement" in summary:
+        lines += [f"{p['from']} pays {p['to']} {p['amount']}" for p in summary["settlement"]["payments"]]
+    return summary, "\n".join(lines)

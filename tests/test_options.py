@@ -1,0 +1,94 @@
+"""Rule options and named variants (rules/options.py); defaults per 004_*."""
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
+
+
+@pytest.mark.parametrize(
+    "game, option, value, source",
+    [
+        ("sabra", "initial_meld", 30, "004_* leaflet: sets that total at least 30 points"),
+        ("american", "initial_meld", 21, "004_* American: 21 points or more"),
+        ("international", "initial_meld", 50, "004_* International: at least 50 points"),
+        ("sabra", "joker_penalty", 30, "004_* leaflet: the penalty for a joker is 30 points"),
+        ("sabra", "one_high", False, "004_* leaflet: 1 is always the lowest number"),
+        ("american", "one_high", True, "004_* American: '1' high or low, not both"),
+        ("international", "one_high", True, "004_* International: as American"),
+        ("sabra", "direction", "clockwise", "004_* leaflet: play passes to the left (clockwise)"),
+        ("american", "direction", "counterclockwise", "004_* American: counter-clockwise"),
+        ("sabra", "turn_time_limit", 60, "004_* leaflet: 1 minute per player, per turn"),
+        ("sabra", "unfinished_turn_penalty", 3, "004_* leaflet 'Incomplete Runs': draw 3 tiles"),
+        ("sabra", "joker_replacement_from_table", True, "004_* leaflet: from the table or the rack"),
+        ("sabra", "retrieved_joker", "new_set", "004_* leaflet: play the joker ... to make a new set"),
+        ("sabra", "group_joker_needs_both_colors", False, "004_* leaflet: either of the missing colours"),
+        ("sabra", "manipulate_on_initial_meld", False, "004_* leaflet: on turns after the initial meld"),
+        ("official_book", "manipulate_joker_sets", False, "004_* Variations: Official Book"),
+        ("official_book", "turn_time_limit", 120, "004_* Sabra: e.g. two minutes"),
+        ("pressman_1987", "initial_meld", 50, "004_* Variations: 50 in Pressman 1987"),
+        ("pressman_1987", "retrieved_joker", "new_set_with_two_rack_tiles", "004_* Variations 3"),
+        ("dutch_sabra", "joker_penalty", 25, "004_* Variations: 25 in the Dutch edition"),
+        ("lemada_2014", "retrieved_joker", "any_set", "004_* Variations 1: current Lemada"),
+        ("pressman_1980", "group_joker_needs_both_colors", True, "004_* Variations: Pressman 1980"),
+        ("xp", "tile_set", "xp", "004_* Contents: Rummikub XP for 5-6 players"),
+        ("israeli", "scoring", "israeli", "000_* Israeli minus scoring"),
+    ],
+)
+def test_defaults_come_from_the_seed_texts(game, option, value, source):
+    assert getattr(find_variant(game), option) == value, source
+
+
+def test_every_option_is_documented_with_its_source():
+    names = {f.name for f in dataclasses.fields(RuleOptions)}
+    assert names == set(OPTION_DOCS)
+    for name, doc in OPTION_DOCS.items():
+        assert doc["summary"] and "_*" in doc["source"], name
+    assert len(RuleOptions().describe()) == len(names)
+
+
+def test_find_variant_overrides_and_spelling():
+    o = find_variant("Sabra", initial_meld=50)
+    assert o.initial_meld == 50 and o.game == "sabra"
+    assert find_variant("official-book") == VARIANTS["official_book"]
+    with pytest.raises(ValueError, match="unknown rules 'poker'"):
+        find_variant("poker")
+    with pytest.raises(ValueError, match="colour_blind"):
+        find_variant("sabra", colour_blind=True)
+
+
+@pytest.mark.parametrize(
+    "bad, name",
+    [
+        ({"retrieved_joker": "never"}, "retrieved_joker"),
+        ({"direction": "sideways"}, "direction"),
+        ({"initial_meld": -1}, "initial_meld"),
+        ({"one_high": "yes"}, "one_high"),
+        ({"turn_time_limit": 0}, "turn_time_limit"),
+        ({"tile_set": "mini"}, "tile_set"),
+        ({"speed": 3}, "speed"),
+    ],
+)
+def test_from_dict_names_bad_keys_and_values(bad, name):
+    with pytest.raises(ValueError, match=name):
+        RuleOptions.from_dict(bad)
+
+
+def test_from_dict_variant_base():
+    o = RuleOptions.from_dict({"variant": "american", "joker_penalty": 25})
+    assert (o.game, o.initial_meld, o.joker_penalty) == ("american", 21, 25)
+    assert RuleOptions.from_dict({"game": "international"}).initial_meld == 50
+
+
+@given(st.sampled_from(sorted(VARIANTS)))
+def test_to_dict_round_trip(name):
+    o = VARIANTS[name]
+    assert RuleOptions.from_dict(o.to_dict()) == o
+    assert hash(o) == hash(RuleOptions.from_dict(o.to_dict()))
+
+
+def test_xp_box_has_four_jokers():
+    assert find_variant("xp").max_jokers == 4 and find_variant("sabra").max_jokers == 2
