@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -11,7 +14,8 @@ from models.render.__main__ import data_yaml, main as render_main
 from models.render.layout import Layout, line_of_tiles
 from models.render.scene import compose, render_drawn
 from models.render.backgrounds import background
-from rules.tiles import Tile
+from models.render.samples import render_sample
+from rules.tiles import Tile, parse_tiles
 from vision.datasets import load_folder
 
 
@@ -141,3 +145,48 @@ def test_cli_writes_a_yolo_folder_the_loader_reads(tmp_path):
 def test_cli_rejects_a_bad_size(tmp_path):
     with pytest.raises(SystemExit):
         render_main(["--out", str(tmp_path), "--count", "1", "--size", "big"])
+
+
+# ---------------------------------------------------------------- sample_images/
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
+
+
+def expected_samples() -> dict:
+    return json.loads((SAMPLES / "expected.json").read_text())
+
+
+def test_sample_images_cover_a_valid_table_invalid_sets_a_rack_and_a_joker():
+    expected = expected_samples()
+    assert {"valid_table.jpg", "invalid_table.jpg", "rack.jpg", "joker.jpg"} <= set(expected)
+    assert any("J" in entry["tiles"] for entry in expected.values())
+    for name, entry in expected.items():
+        path = SAMPLES / name
+        assert path.stat().st_size < 300_000, name
+        image = cv2.imread(str(path))
+        assert image.shape == (750, 1000, 3), name
+        # every code is tile notation, and the sets hold exactly the tiles, in order
+        assert [t.code for t in parse_tiles(entry["tiles"])] == entry["tiles"]
+        assert [c for s in entry["sets"] for c in s] == entry["tiles"]
+        assert len(entry["quads"]) == len(entry["tiles"])
+        for quad in entry["quads"]:
+            crop = upright_crop(image, np.array(quad, np.float32))
+            ys = np.nonzero(ink(crop[:66]))[0]
+            assert len(ys) > 30 and ys.mean() < 40, name
+
+
+@pytest.mark.parametrize("name", ["rack.jpg", "joker.jpg"])
+def test_sample_images_are_reproduced_by_the_renderer(name):
+    image, entry = render_sample(name)
+    assert entry == expected_samples()[name]
+    if Path(EDITIONS["classic"].font).name == "DejaVuSans-Bold.ttf":  # the font the files were made with
+        on_disk = cv2.imread(str(SAMPLES / name)).astype(np.int16)
+        assert np.abs(on_disk - image).mean() < 3  # only JPEG loss between them
+
+
+def test_sample_rack_rows_are_the_two_sets():
+    entry = expected_samples()["rack.jpg"]
+    assert len(entry["sets"]) == 2
+    tops = [np.mean([entry["quads"][k][0][1] for k in range(len(entry["sets"][0]))]),
+            np.mean([entry["quads"][k][0][1] for k in range(len(entry["sets"][0]), len(entry["tiles"]))])]
+    assert tops[0] < tops[1]  # the back row is the first set

@@ -224,23 +224,28 @@ def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, 
                 center: tuple[float, float] | None = None, rows: list[list[int]] | None = None,
                 angle: float | None = None) -> Layout:
     """A two-row rack seen from the front: tiles standing in two rows on ledges."""
+    if angle is None:
+        angle = float(rng.normal(0, 4)) if rng.random() < 0.85 else float(rng.choice([90.0, 180.0, 270.0]))
     W, H = size
-    squash = float(rng.uniform(0.75, 1.0))
+    room = H if round(angle / 90) % 2 else W
+    squash = float(rng.uniform(0.75, 1.0)) if rows is None else 0.92
     th = height * squash
     width = height * aspect
-    length = min(W * 0.95, width * float(rng.uniform(11, 16)))
     if rows is None:
-        per_row = int(length / width)
+        length = min(room * 0.85, width * float(rng.uniform(11, 16)))
+        per_row = max(2, int(length / (width * 1.04)))
         rows = []
         for _ in range(2):
             n = int(rng.integers(per_row // 2, per_row + 1))
             rows.append([int(i) for i in rng.integers(0, 53, n)])
+        gaps = 0.08
+    else:
+        length = max(len(r) for r in rows) * width * 1.03 + width
+        gaps = 0.0
     step = 0.30 * height  # ledge between the rows
     total_h = 2 * th + step + 0.35 * height
     if center is None:
-        center = (W / 2 + rng.uniform(-0.1, 0.1) * W, rng.uniform(0.35, 0.75) * H)
-    if angle is None:
-        angle = float(rng.normal(0, 4)) if rng.random() < 0.85 else float(rng.choice([90.0, 180.0, 270.0]))
+        center = (W / 2 + rng.uniform(-0.05, 0.05) * W, H / 2 + rng.uniform(-0.15, 0.15) * H)
     a = np.radians(angle)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
 
@@ -259,12 +264,14 @@ def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, 
         x = -length / 2 + width / 2
         first = len(layout.spots)
         for index in row:
-            if rng.random() < 0.08:
+            if rng.random() < gaps:
                 x += width * rng.uniform(0.3, 1.0)  # a gap between the player's groups
+            if x + width / 2 > length / 2:
+                break
             c = to_canvas([[x, row_top + th / 2]])[0]
             layout.spots.append(Spot(index, (float(c[0]), float(c[1])), angle + float(rng.normal(0, 0.5)), height,
                                      squash, lift))
-            x += width + rng.uniform(0, 0.03) * height
+            x += width + rng.uniform(0, 0.02) * height
         if len(layout.spots) > first:
             layout.sets.append(list(range(first, len(layout.spots))))
         foot = row_top + th

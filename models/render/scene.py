@@ -95,8 +95,11 @@ def _shadows(rng, canvas, quads, lifts, strength):
 
 def compose(rng: np.random.Generator, canvas: np.ndarray, layout: Layout, style: Style, *,
             tile_height: float, homography: np.ndarray | None = None, effects: float = 1.0,
-            occluders: int = 0, lift: tuple[float, float] | None = None) -> Drawn:
-    """Draw ``layout`` onto ``canvas`` (float32 BGR, modified), then apply the camera."""
+            occluders: int = 0, lift: tuple[float, float] | None = None, extras: bool = True) -> Drawn:
+    """Draw ``layout`` onto ``canvas`` (float32 BGR, modified), then apply the camera.
+
+    ``extras=False`` leaves out glare, big shadows, blur and noise (clean demo scenes).
+    """
     H, W = canvas.shape[:2]
     aspect = style.aspect
     if lift is None:
@@ -133,13 +136,13 @@ def compose(rng: np.random.Generator, canvas: np.ndarray, layout: Layout, style:
     img = camera.warp(canvas, homography)
     out_quads = np.array([camera.apply_homography(q, homography) for q in quads], np.float32).reshape(-1, 4, 2)
     img = camera.lighting(rng, img, effects)
-    if rng.random() < 0.25 * effects:
+    if extras and rng.random() < 0.25 * effects:
         img = camera.soft_shadow(rng, img, effects)
-    if rng.random() < 0.25 * effects:
+    if extras and rng.random() < 0.25 * effects:
         img = camera.glare(rng, img, effects)
-    if rng.random() < 0.5 * effects:
+    if extras and rng.random() < 0.5 * effects:
         img = camera.blur(rng, img, tile_height)
-    if rng.random() < 0.6 * effects:
+    if extras and rng.random() < 0.6 * effects:
         img = camera.noise(rng, img)
     image = np.clip(img, 0, 255).astype(np.uint8)
 
