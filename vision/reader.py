@@ -144,7 +144,8 @@ class TableReader:
         if len(doubtful) != 1:
             return verdict
         k = doubtful[0]
-        guess = _likely(tiles[k], suggest_missing(tiles[:k] + [None] + tiles[k + 1:], self.options.rules))
+        candidates = suggest_missing(tiles[:k] + [None] + tiles[k + 1:], self.options.rules)
+        guess = _likely(tiles[k], candidates, lambda t: analyse_set(tiles[:k] + [t] + tiles[k + 1:], self.options.rules))
         if guess is None:
             return verdict
         read.class_ids[indices[k]] = guess.index
@@ -153,19 +154,21 @@ class TableReader:
         return analyse_set(tiles, self.options.rules)
 
 
-def _likely(as_read: Tile, candidates: list[Tile]) -> Tile | None:
+def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
     """The one candidate closest to what the model read, or None when no single one stands out.
 
     A candidate sharing the read tile's colour or number wins over one sharing
-    neither; a numbered tile wins over a joker (jokers are rare).
+    neither; then one that keeps the set in the order it lies (10 11 ? -> 12,
+    not 9); then a numbered tile over a joker (jokers are rare).
     """
     if not candidates:
         return None
 
-    def closeness(t: Tile) -> tuple[int, int]:
+    def closeness(t: Tile) -> tuple[int, int, int]:
         shared = (not t.is_joker and not as_read.is_joker
                   and (t.color == as_read.color) + (t.number == as_read.number))
-        return (int(shared), 0 if t.is_joker else 1)
+        in_order = any(judge(t).laid)
+        return (int(shared), int(in_order), 0 if t.is_joker else 1)
 
     ranked = sorted(candidates, key=closeness, reverse=True)
     if len(ranked) > 1 and closeness(ranked[0]) == closeness(ranked[1]):
