@@ -307,6 +307,17 @@ def test_process_replays_a_slideshow_through_the_camera_path(tmp_path):
     assert state.annotated_jpeg is not None and state.stable and state.camera_error is None
 
 
+def test_the_camera_picture_is_re_encoded_at_most_every_preview_interval(tmp_path):
+    write_images(tmp_path, [60, 120])
+    frames = list(FolderSource(tmp_path, seconds_per_image=0.1, fps=10, loop=False).frames())
+    for interval, same in [(60.0, True), (0.0, False)]:
+        live = LiveTable(FolderSource(tmp_path), FakeReader({}), preview_interval=interval)
+        live.process(frames[0].image, index=1)
+        first = live.state().frame_jpeg
+        live.process(frames[1].image, index=2)
+        assert (live.state().frame_jpeg == first) is same
+
+
 def test_live_table_threads_publish_changes_and_wait_for_change_wakes(tmp_path):
     write_images(tmp_path, [60, 120])
     reader = FakeReader({60: TABLE_A, 120: TABLE_B})

@@ -99,6 +99,7 @@ class LiveTable:
         stabiliser: TableStabiliser | None = None,
         jpeg_quality: int = 80,
         jpeg_max_width: int | None = 1280,
+        preview_interval: float = 0.2,
     ) -> None:
         self.source = source if isinstance(source, FrameSource) else open_source(source)
         self.reader = reader
@@ -107,6 +108,7 @@ class LiveTable:
         self._attach_reader()
         self.jpeg_quality = jpeg_quality
         self.jpeg_max_width = jpeg_max_width
+        self.preview_interval = preview_interval  # the camera picture is re-encoded at most this often
         self.buffer = LatestFrame()
         self.capture = CaptureThread(self.source, self.buffer)
         self._cond = threading.Condition()
@@ -114,7 +116,8 @@ class LiveTable:
         self._changed_wall = time.time()
         self._latest: np.ndarray | None = None
         self._latest_index = 0
-        self._jpeg_cache: dict[str, tuple[Any, bytes | None]] = {}
+        self._jpeg_cache: dict[str, tuple[Any, bytes | None, float]] = {}
+        self._jpeg_lock = threading.Lock()
         self._times: deque[float] = deque(maxlen=30)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -197,13 +200,16 @@ class LiveTable:
         return view
 
     # -- reading the state --------------------------------------------------------
-    def _jpeg(self, name: str, key: Any, make) -> bytes | None:
-        cached = self._jpeg_cache.get(name)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        data = make()
-        self._jpeg_cache[name] = (key, data)
-        return data
+    def _jpeg(self, name: str, key: Any, make, max_age: float | None = None) -> bytes | None:
+        """Encode once per ``key``; with ``max_age``, keep serving a stale one that young."""
+        with self._jpeg_lock:
+            cached = self._jpeg_cache.get(name)
+            now = time.monotonic()
+            if cached is not None and (cached[0] == key or (max_age and now - cached[2] < max_age)):
+                return cached[1]
+            data = make()
+            self._jpeg_cache[name] = (key, data, now)
+            return data
 
     @property
     def fps(self) -> float:
@@ -218,7 +224,7 @@ class LiveTable:
         with self._cond:
             view, latest, index, changed = self._view, self._latest, self._latest_index, self._changed_wall
         q, w = self.jpeg_quality, self.jpeg_max_width
-        frame_jpeg = self._jpeg("frame", index, lambda: encode_jpeg(latest, q, w))
+        frame_jpeg = self._jpeg("frame", index, lambda: encode_jpeg(latest, q, w), self.preview_interval)
         annotated = None
         if view.reading is not None and view.tag is not None:
             annotated = self._jpeg(
