@@ -70,9 +70,9 @@ def lighting(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.n
         r2 = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) / (w * w)
         field *= 1 - rng.uniform(0.1, 0.4) * strength * np.clip(r2, 0, 1)
     field *= rng.uniform(0.7, 1.2) ** strength
-    field = cv2.resize(field, (W, H), interpolation=cv2.INTER_LINEAR)
     cast = (1 + rng.uniform(-0.08, 0.08, 3) * strength).astype(np.float32)
-    return img * field[..., None] * cast
+    field = cv2.resize(field[..., None] * cast, (W, H), interpolation=cv2.INTER_LINEAR)
+    return np.multiply(img, field, out=img)
 
 
 def soft_shadow(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.ndarray:
@@ -83,7 +83,8 @@ def soft_shadow(rng: np.random.Generator, img: np.ndarray, strength: float) -> n
     cv2.fillConvexPoly(small, cv2.convexHull(pts), 1.0)
     small = cv2.GaussianBlur(small, (0, 0), rng.uniform(2, 8))
     mask = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)
-    return img * (1 - rng.uniform(0.2, 0.5) * strength * mask)[..., None]
+    img *= (1 - rng.uniform(0.2, 0.5) * strength * mask)[..., None]
+    return img
 
 
 def glare(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.ndarray:
@@ -118,4 +119,5 @@ def noise(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     n = np.empty(img.shape[:2], np.float32)
     cv2.setRNGSeed(int(rng.integers(2**31 - 1)))  # OpenCV's generator is fast; seed it from ours
     cv2.randn(n, 0.0, sigma)
-    return img + n[..., None]
+    img += n[..., None]
+    return img

@@ -7,6 +7,7 @@ rendered tables share exactly the same inks and plastic.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +26,13 @@ FONT_FILES = (
 HERSHEY = ("hershey:simplex", "hershey:duplex", "hershey:triplex", "hershey:complex")
 
 
-def available_fonts() -> list[str]:
+@lru_cache(maxsize=1)
+def available_fonts() -> tuple[str, ...]:
     """Paths of the TTF fonts found on this machine (empty without Pillow), else Hershey names."""
     try:
         import PIL.ImageFont  # noqa: F401
     except ImportError:
-        return list(HERSHEY)
+        return HERSHEY
     found = []
     for name in FONT_FILES:
         for root in FONT_DIRS:
@@ -38,7 +40,7 @@ def available_fonts() -> list[str]:
             if hits:
                 found.append(str(hits[0]))
                 break
-    return found or list(HERSHEY)
+    return tuple(found) or HERSHEY
 
 
 # Ink colours, BGR.  Several shades per colour: editions and print runs differ.
