@@ -368,12 +368,16 @@ def matching_types(
 def classify_closed_hand(
     tiles: Sequence[Tile], *, first_turn: bool = False, original_hand: bool = False
 ) -> ClosedHand | None:
-    """The most valuable of the 40 types the 14 tiles make, or None when they make none."""
+    """The most valuable of the 40 types the 14 tiles make, or None when they make none.
+
+    Between types worth the same the later one in the table wins: it is the
+    more particular (Sticks major over Grand sets, Piccolo 41 runs over Minor 51 runs).
+    """
     jokers = sum(t.is_joker for t in tiles)
     best = None
     for ht, split in matching_types(tiles, first_turn=first_turn, original_hand=original_hand):
         pts = ht.points[jokers]
-        if best is None or pts > best.points:
+        if best is None or pts >= best.points:
             best = ClosedHand(ht, jokers, pts, split)
     return best
 

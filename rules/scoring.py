@@ -224,7 +224,7 @@ def _international(racks, values, winner, melded, pool_empty, o, extra) -> HandR
 class ScoreSheet:
     """The running score sheet: one row per hand, totals, games won, rounds, the overall winner."""
 
-    def __init__(self, players: Sequence[str], method: str = "sabra", options: RuleOptions | None = None):
+    def __init__(self, players: Sequence[str], method: str | None = None, options: RuleOptions | None = None):
         players = [str(p) for p in players]
         if len(players) < 2 or len(set(players)) != len(players):
             raise RuleError("a score sheet needs two or more players with different names")
@@ -353,7 +353,7 @@ class ScoreSheet:
         except (KeyError, TypeError):
             raise ValueError("a score sheet needs 'players'") from None
         opts = RuleOptions.from_dict(d["options"]) if d.get("options") else None
-        sheet = cls(players, d.get("method", "sabra"), opts)
+        sheet = cls(players, d.get("method"), opts)
         for h in d.get("hands", []):
             sheet.add_hand(HandResult.from_dict(h))
         return sheet
