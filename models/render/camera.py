@@ -70,7 +70,10 @@ def lighting(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.n
         r2 = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) / (w * w)
         field *= 1 - rng.uniform(0.1, 0.4) * strength * np.clip(r2, 0, 1)
     field *= rng.uniform(0.7, 1.2) ** strength
-    cast = (1 + rng.uniform(-0.08, 0.08, 3) * strength).astype(np.float32)
+    cast = 1 + rng.uniform(-0.08, 0.08, 3) * strength
+    if rng.random() < 0.2 * strength:  # warm lamp or cool daylight
+        cast *= (0.82, 0.95, 1.08) if rng.random() < 0.7 else (1.08, 1.0, 0.92)
+    cast = cast.astype(np.float32)
     field = cv2.resize(field[..., None] * cast, (W, H), interpolation=cv2.INTER_LINEAR)
     return np.multiply(img, field, out=img)
 
@@ -88,7 +91,7 @@ def soft_shadow(rng: np.random.Generator, img: np.ndarray, strength: float) -> n
 
 
 def glare(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.ndarray:
-    """Bright reflections of a lamp or window, blown out at their centre."""
+    """Bright reflections of a lamp or window; numerals under them stay faintly readable."""
     H, W = img.shape[:2]
     small = np.zeros((H // 8, W // 8), np.float32)
     for _ in range(int(rng.integers(1, 3))):
@@ -97,7 +100,7 @@ def glare(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.ndar
         cv2.ellipse(small, c, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
     small = cv2.GaussianBlur(small, (0, 0), rng.uniform(1, 4))
     mask = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)[..., None]
-    return img + (255 - img) * np.clip(mask * rng.uniform(0.5, 1.2) * strength, 0, 1)
+    return img + (255 - img) * np.clip(mask * rng.uniform(0.4, 1.0) * strength, 0, 0.7)
 
 
 def blur(rng: np.random.Generator, img: np.ndarray, tile_height: float) -> np.ndarray:
@@ -121,3 +124,11 @@ def noise(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     cv2.randn(n, 0.0, sigma)
     img += n[..., None]
     return img
+
+
+def resample(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """A low-resolution camera or digital zoom: down and back up."""
+    H, W = img.shape[:2]
+    f = rng.uniform(0.4, 0.8)
+    small = cv2.resize(img, (max(8, int(W * f)), max(8, int(H * f))), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)

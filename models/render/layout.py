@@ -192,6 +192,40 @@ def table_layout(rng: np.random.Generator, size: tuple[int, int], height: float,
     return layout
 
 
+def rows_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
+                occ: Occupancy, max_tiles: int = 90) -> Layout:
+    """Sets kept in tidy rows, as most tables look: one reading direction, small gaps between sets."""
+    W, H = size
+    turn = float(rng.choice([0.0, 0.0, 0.0, 90.0, 180.0, 270.0]))
+    wide, high = (H, W) if turn in (90.0, 270.0) else (W, H)
+    width = height * aspect
+    pitch = height * rng.uniform(1.08, 1.7)
+    a = np.radians(turn + rng.normal(0, 1.5))
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    centre = np.array([W / 2, H / 2])
+    layout = Layout()
+    y = -high / 2 + rng.uniform(0.3, 1.5) * height
+    while y < high / 2 - 0.5 * height and len(layout.spots) < max_tiles:
+        x = -wide / 2 + rng.uniform(0.2, 2.0) * width
+        while len(layout.spots) < max_tiles:
+            indices = random_set(rng) if rng.random() < 0.9 else [None] * int(rng.integers(1, 3))
+            if x + len(indices) * width > wide / 2:
+                break
+            local = np.array([x + width / 2, y + rng.normal(0, 0.03) * height])
+            start = rot @ local + centre
+            spots = line_of_tiles(indices, start, float(np.degrees(a)), height, aspect, rng, jitter=0.7)
+            corners = np.concatenate([sp.quad(aspect) for sp in spots])
+            if occ.free(corners, 1.0):
+                occ.take(corners, 1.0)
+                first = len(layout.spots)
+                layout.spots += spots
+                if len(spots) > 1 and indices[0] is not None:
+                    layout.sets.append(list(range(first, len(layout.spots))))
+            x += len(indices) * width * 1.02 + width * rng.uniform(0.25, 1.6)
+        y += pitch
+    return layout
+
+
 def scatter_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
                    occ: Occupancy, count: int) -> Layout:
     """Loose tiles at any angle; some lie partly on top of others."""

@@ -15,7 +15,7 @@ import numpy as np
 from models.render import camera
 from models.render.backgrounds import background
 from models.render.clutter import add_distractors, add_occluders
-from models.render.layout import Layout, Occupancy, rack_layout, scatter_layout, table_layout
+from models.render.layout import Layout, Occupancy, rack_layout, rows_layout, scatter_layout, table_layout
 from models.render.styles import Style, random_style
 from models.render.tiles import face_size, tile_back, tile_face
 
@@ -23,7 +23,7 @@ VISIBLE = 0.7  # share of a face that must be seen for the tile to be labelled
 MIN_LABEL_HEIGHT = 12.0  # pixels; smaller faces are left unlabelled
 SIZES = ((1000, 750), (1000, 750), (1000, 750), (750, 1000), (750, 1000), (640, 480), (800, 600),
          (1280, 960), (960, 1280), (1600, 1200), (1200, 1600))
-KINDS = ("table", "table", "table", "table", "scatter", "rack", "rack", "closeup")
+KINDS = ("table", "table", "rows", "rows", "scatter", "rack", "rack", "closeup")
 
 
 @dataclass
@@ -142,6 +142,8 @@ def compose(rng: np.random.Generator, canvas: np.ndarray, layout: Layout, style:
         img = camera.glare(rng, img, effects)
     if extras and rng.random() < 0.5 * effects:
         img = camera.blur(rng, img, tile_height)
+    if extras and tile_height > 40 and rng.random() < 0.15 * effects:
+        img = camera.resample(rng, img)
     if extras and rng.random() < 0.6 * effects:
         img = camera.noise(rng, img)
     image = np.clip(img, 0, 255).astype(np.uint8)
@@ -208,6 +210,8 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
         layout = scatter_layout(rng, (W, H), height, style.aspect, occ, int(rng.integers(3, 30)))
     elif kind == "closeup":
         layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(1, 7)))
+    elif kind == "rows":
+        layout = rows_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(10, 110)))
     else:
         layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(6, 90)))
     occluders = int(rng.integers(1, 3)) if rng.random() < 0.35 else 0
