@@ -206,6 +206,19 @@ def test_read_image_file_names_the_file_and_says_what_is_wrong(tmp_path, content
     assert str(path) in str(info.value)
 
 
+@pytest.mark.parametrize("keep", [0.5, 0.95])
+def test_a_jpeg_cut_short_is_reported_not_read_half_grey(tmp_path, keep):
+    ok, data = cv2.imencode(".jpg", np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8))
+    whole = tmp_path / "whole.jpg"
+    whole.write_bytes(data.tobytes())
+    assert read_image_file(whole).shape == (200, 300, 3)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(data.tobytes()[: int(len(data) * keep)])
+    with pytest.raises(ValueError, match="truncated") as info:
+        read_image_file(cut)
+    assert str(cut) in str(info.value)
+
+
 # -- drawing --------------------------------------------------------------------------------------
 
 

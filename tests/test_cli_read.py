@@ -1,0 +1,138 @@
+"""``rummikub-companion read``: JSON Lines in order, text summary, drawings, bad files and exit codes.
+
+The tile model is replaced by a stand-in that 'finds' a run of red tiles, one
+tile per 50 grey levels of the photo, so each test photo has its own reading.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cli import main
+from vision import reader as reader_module
+from vision.types import TileDetections
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Brightness:
+    """Reads R1..Rn where n is the photo's mean grey level / 50; the last tile is doubtful."""
+
+    loads = 0
+
+    def detect(self, image):
+        n = int(round(float(image.mean()) / 50))
+        quads = [[[10 + 40 * k, 10], [45 + 40 * k, 10], [45 + 40 * k, 60], [10 + 40 * k, 60]] for k in range(n)]
+        scores = [0.99] * n
+        return TileDetections(np.array(quads, dtype=np.float32).reshape(-1, 4, 2), list(range(26 + 13, 26 + 13 + n)),
+                              scores)
+
+
+@pytest.fixture
+def stand_in(monkeypatch):
+    def load(cls, path=None, options=None):
+        Brightness.loads += 1
+        return cls(Brightness(), options)
+
+    Brightness.loads = 0
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir", classmethod(load))
+    return Brightness
+
+
+def photo(folder: Path, name: str, grey: int) -> str:
+    path = folder / name
+    cv2.imwrite(str(path), np.full((80, 300, 3), grey, np.uint8))
+    return str(path)
+
+
+def test_json_lines_one_object_per_photo_in_order_and_the_model_loaded_once(tmp_path, stand_in, capsys):
+    paths = [photo(tmp_path, "a.png", 150), photo(tmp_path, "b.png", 100), photo(tmp_path, "c.png", 200)]
+    assert main(["read", "--json", *paths]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    objects = [json.loads(line) for line in lines]
+    assert [o["image"] for o in objects] == paths
+    assert [[t["code"] for t in o["tiles"]] for o in objects] == [
+        ["R1", "R2", "R3"], ["R1", "R2"], ["R1", "R2", "R3", "R4"]]
+    assert objects[0]["sets"] == [{"tiles": [0, 1, 2], "valid": True, "kind": "run", "value": 6, "problem": None}]
+    assert objects[1]["sets"][0]["valid"] is False and objects[1]["rack_total"] == 3
+    assert stand_in.loads == 1
+
+
+@pytest.mark.parametrize("content", [b"", b"\x89PNG\r\n\x1a\n broken", b"not a picture at all", None])
+def test_a_bad_file_is_named_on_stderr_the_rest_are_still_read_and_the_exit_code_is_1(
+        tmp_path, stand_in, capsys, content):
+    good1, good2 = photo(tmp_path, "a.png", 150), photo(tmp_path, "c.png", 100)
+    bad = tmp_path / "bad.jpg"
+    if content is not None:
+        bad.write_bytes(content)
+    assert main(["read", "--json", good1, str(bad), good2]) == 1
+    captured = capsys.readouterr()
+    assert [json.loads(line)["image"] for line in captured.out.splitlines()] == [good1, good2]
+    assert str(bad) in captured.err
+    assert good1 not in captured.err
+
+
+def test_text_summary_lists_sets_values_and_problems(tmp_path, stand_in, capsys):
+    assert main(["read", photo(tmp_path, "a.png", 150), photo(tmp_path, "b.png", 100)]) == 0
+    out = capsys.readouterr().out
+    assert "a.png: 3 tiles, 1 set (0 invalid), rack total 6" in out
+    assert "run 6: R1 R2 R3" in out
+    assert "INVALID: R1 R2  -- a set needs at least 3 tiles" in out
+
+
+def test_annotate_one_photo_to_a_file(tmp_path, stand_in):
+    out = tmp_path / "drawn.png"
+    assert main(["read", "--annotate", str(out), photo(tmp_path, "a.png", 150)]) == 0
+    drawn = cv2.imread(str(out))
+    assert drawn.shape == (80, 300, 3) and (drawn != 150).any()
+
+
+def test_annotate_several_photos_into_a_folder(tmp_path, stand_in, capsys):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    paths = [photo(tmp_path / "x", "t.png", 150), photo(tmp_path / "y", "t.png", 100)]
+    assert main(["read", "--json", "--annotate", str(tmp_path / "out"), *paths]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["t-2.read.jpg", "t.read.jpg"]
+
+
+def test_rules_choose_the_joker_penalty(tmp_path, stand_in, capsys, monkeypatch):
+    monkeypatch.setattr(Brightness, "detect", lambda self, image: TileDetections(
+        np.array([[[0, 0], [30, 0], [30, 40], [0, 40]]], np.float32), [52], [0.9]))
+    path = photo(tmp_path, "a.png", 150)
+    assert main(["read", "--json", "--rules", "dutch_sabra", path]) == 0
+    assert json.loads(capsys.readouterr().out)["rack_total"] == 25
+
+
+@pytest.mark.parametrize("argv", [["read"], ["read", "--rules", "no-such-game", "x.png"], ["read", "--bogus", "x.png"]])
+def test_usage_errors_exit_with_2(argv, stand_in, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    assert capsys.readouterr().err
+
+
+def test_a_missing_model_is_a_clear_error(tmp_path, capsys):
+    path = photo(tmp_path, "a.png", 150)
+    assert main(["read", "--model", str(tmp_path / "nowhere"), path]) == 1
+    err = capsys.readouterr().err
+    assert "cannot load the tile model" in err and "nowhere" in err
+
+
+@pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no shipped model in models/ yet")
+def test_the_installed_command_reads_a_sample_photo_and_reports_a_corrupt_one(tmp_path):
+    sample = ROOT / "sample_images" / "joker.jpg"
+    bad = tmp_path / "corrupt.jpg"
+    bad.write_bytes(sample.read_bytes()[:200])
+    done = subprocess.run([sys.executable, "-m", "cli", "read", "--json", str(sample), str(bad)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1
+    (line,) = done.stdout.splitlines()
+    assert json.loads(line)["image"] == str(sample)
+    assert str(bad) in done.stderr

@@ -1,0 +1,153 @@
+"""Scoring the reader on labelled photos (vision/evaluation.py) and ``rummikub-companion eval``."""
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cli import main
+from rules.tiles import Tile
+from vision import reader as reader_module
+from vision.datasets import load_folder
+from vision.evaluation import NONE, Evaluation, PhotoScore, evaluate, match_tiles, quad_iou
+from vision.reader import TableReader
+from vision.types import TileDetections
+
+SQUARE = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+
+
+@pytest.mark.parametrize("shift, iou", [((0, 0), 1.0), ((5, 0), 50 / 150), ((10, 0), 0.0), ((30, 30), 0.0)])
+def test_quad_iou(shift, iou):
+    assert quad_iou(SQUARE, SQUARE + np.array(shift, np.float32)) == pytest.approx(iou, abs=1e-6)
+
+
+def test_quad_iou_of_a_turned_tile_is_polygon_overlap_not_box_overlap():
+    c = SQUARE.mean(axis=0)
+    a = np.deg2rad(45)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+    diamond = (SQUARE - c) @ rot.T + c
+    # the square and the same square turned 45 degrees share 82.8% of the square's area
+    inter = 100 * (2 * np.sqrt(2) - 2)
+    assert quad_iou(SQUARE, diamond) == pytest.approx(inter / (200 - inter), rel=1e-3)
+
+
+def test_match_tiles_pairs_best_overlaps_once_each():
+    truth = np.stack([SQUARE, SQUARE + 20])
+    pred = np.stack([SQUARE + 1, SQUARE + [2, 0], SQUARE + 20, SQUARE + 100])
+    assert sorted(match_tiles(pred, truth)) == [(0, 0), (2, 1)]
+    assert match_tiles(pred[:0], truth) == []
+
+
+# -- a labelled folder and a reader that gets some of it wrong -------------------------------------
+
+NAMES = ["black_1", "red_5", "joker", "blue_12", "table"]  # data.yaml order; 'table' is not a tile
+
+
+def tile_quad(x, y, w=30, h=40):
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
+
+
+def write_folder(root: Path) -> None:
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "data.yaml").write_text("names:\n" + "".join(f"- {n}\n" for n in NAMES))
+    photos = {
+        "a": [(0, 10, 10), (1, 45, 10), (2, 80, 10)],  # K1 R5 J
+        "b": [(3, 10, 60), (1, 100, 60)],  # B12 R5
+    }
+    for name, tiles in photos.items():
+        cv2.imwrite(str(root / "images" / f"{name}.png"), np.full((200, 200, 3), 128, np.uint8))
+        lines = []
+        for cls, x, y in tiles:
+            pts = tile_quad(x, y) / 200
+            lines.append(f"{cls} " + " ".join(f"{v:.5f}" for v in pts.reshape(-1)))
+        lines.append("4 0.5 0.5 0.9 0.9")  # the table itself: not a tile, ignored
+        (root / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+
+class LabelReader:
+    """Reads each photo as its labels say, except: in 'b' B12 is read as B11 and a ghost tile appears."""
+
+    def __init__(self, items):
+        self.items = items
+        self.k = 0
+
+    def read(self, image):
+        item = self.items[self.k]
+        self.k += 1
+        quads, ids = item.quads.copy(), item.class_ids.copy()
+        if item.image_path.stem == "b":
+            ids[ids == Tile.parse("B12").index] = Tile.parse("B11").index
+            quads = np.concatenate([quads, tile_quad(150, 150)[None]])
+            ids = np.append(ids, Tile.parse("O3").index)
+        return TableReader(_Fixed(TileDetections(quads + 1.5, ids, np.ones(len(ids))))).read(image)
+
+
+class _Fixed:
+    def __init__(self, det):
+        self.det = det
+
+    def detect(self, image):
+        return self.det
+
+
+@pytest.fixture
+def folder(tmp_path):
+    write_folder(tmp_path / "photos")
+    return tmp_path / "photos"
+
+
+def test_scores_count_found_read_right_and_exact_photos(folder):
+    items = load_folder(folder)
+    assert [len(i.quads) for i in items] == [3, 2]
+    result = evaluate(LabelReader(items), items)
+    # 5 labelled tiles, 6 found (one ghost), 5 matched, 4 read right
+    assert result.precision == pytest.approx(5 / 6)
+    assert result.recall == pytest.approx(1.0)
+    assert result.accuracy == pytest.approx(4 / 5)
+    assert result.f1 == pytest.approx(2 * 4 / (6 + 5))
+    assert result.exact == 1
+    assert result.ms_median >= 0
+    d = result.to_dict()
+    assert d["photos"] == 2 and d["tiles"] == 5 and d["found"] == 6 and d["exact_photos"] == 1
+
+
+def test_confusion_matrix_counts_misreadings_missed_and_extra_tiles(folder):
+    items = load_folder(folder)
+    result = evaluate(LabelReader(items), items)
+    m = result.confusion()
+    assert m.shape == (54, 54)
+    b12, b11, r5, o3 = (Tile.parse(c).index for c in ("B12", "B11", "R5", "O3"))
+    assert m[b12, b11] == 1 and m[r5, r5] == 2 and m[NONE, o3] == 1
+    assert m.sum() == 6  # 5 matched + 1 extra, nothing missed
+    assert sorted(result.mistakes()) == [("-", "O3", 1), ("B12", "B11", 1)]
+
+
+def test_a_missed_tile_lowers_recall_and_lands_in_the_missed_column():
+    e = Evaluation([PhotoScore("x", truth=2, found=1, matched=1, read_right=1, ms=1.0, pairs=[(4, 4)], missed=[7])])
+    assert e.recall == 0.5 and e.precision == 1.0 and e.exact == 0
+    assert e.confusion()[7, NONE] == 1
+
+
+def test_eval_command_prints_a_table_and_json(folder, monkeypatch, capsys):
+    items = load_folder(folder)
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir",
+                        classmethod(lambda cls, path=None, options=None: LabelReader(items)))
+    assert main(["eval", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "prec" in out and "F1" in out and "1/2" in out
+    assert "B12 -> B11 x1" in out
+
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir",
+                        classmethod(lambda cls, path=None, options=None: LabelReader(items)))
+    assert main(["eval", "--json", str(folder)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    d = json.loads(line)
+    assert d["folder"] == str(folder) and d["f1"] == pytest.approx(8 / 11, abs=1e-4) and d["exact_photos"] == 1
+
+
+def test_eval_command_names_a_folder_that_is_not_a_dataset(tmp_path, capsys):
+    assert main(["eval", str(tmp_path / "missing")]) == 1
+    assert "missing" in capsys.readouterr().err
