@@ -1,0 +1,79 @@
+"""Milliseconds to read one 1000x750 photo end to end (tiles found, read, sets rebuilt and judged).
+
+    python benchmarks/bench_read.py [--photos DIR] [--model DIR] [--repeat N] [--threads N]
+
+Photos default to sample_images/; any others are resized to 1000x750 first so
+the figure is comparable.  Prints the median and 90th percentile over all
+reads, and how the time splits between the model and the sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.reader import TableReader, read_image_file  # noqa: E402
+
+SIZE = (1000, 750)
+SUFFIXES = {".jpg", ".jpeg", ".png"}
+
+
+def photos(folder: Path) -> list[np.ndarray]:
+    paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() in SUFFIXES)
+    if not paths:
+        raise SystemExit(f"{folder}: no photos")
+    out = []
+    for p in paths:
+        image = read_image_file(p)
+        if image.shape[1] < image.shape[0]:
+            image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+        out.append(cv2.resize(image, SIZE, interpolation=cv2.INTER_AREA))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--photos", type=Path, default=ROOT / "sample_images")
+    p.add_argument("--model", type=Path, default=None, help="model folder (default models/)")
+    p.add_argument("--repeat", type=int, default=5, help="reads of each photo (after one warm-up)")
+    p.add_argument("--limit", type=int, default=40, help="at most this many photos")
+    p.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: all cores)")
+    args = p.parse_args(argv)
+
+    from vision.model import TileModel
+
+    kwargs = {"threads": args.threads} if args.threads else {}
+    reader = TableReader(TileModel.load(args.model, **kwargs))
+    images = photos(args.photos)[: args.limit]
+    for image in images:
+        reader.read(image)  # warm-up: first runs allocate
+    total, model_ms = [], []
+    tiles = 0
+    for _ in range(args.repeat):
+        for image in images:
+            t0 = time.perf_counter()
+            det = reader.model.detect(image)
+            t1 = time.perf_counter()
+            reading = reader.read_detections(det)
+            t2 = time.perf_counter()
+            total.append((t2 - t0) * 1000)
+            model_ms.append((t1 - t0) * 1000)
+            tiles += len(reading.detections)
+    total, model_ms = np.array(total), np.array(model_ms)
+    print(f"{len(images)} photos x {args.repeat} reads at {SIZE[0]}x{SIZE[1]}, "
+          f"{tiles / len(total):.1f} tiles per photo, {cv2.getNumberOfCPUs()} CPU cores")
+    print(f"end to end: median {np.median(total):.1f} ms, p90 {np.percentile(total, 90):.1f} ms per photo")
+    print(f"  model {np.median(model_ms):.1f} ms, sets and rules {np.median(total - model_ms):.2f} ms (medians)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
