@@ -54,7 +54,7 @@ FACES_IVORY = ((212, 232, 240), (206, 226, 236), (220, 236, 243), (200, 220, 230
 FACES_WHITE = ((245, 246, 246), (238, 240, 240), (250, 250, 248))
 
 JOKER_DESIGNS = ("smiley", "smiley_red", "smiley_colour", "jester", "filled", "letter", "sun")
-MARKS = ("ring", "logo", "dot", "bar", "none")  # "none": 6 and 9 are underlined instead
+MARKS = ("ring", "logo", "frame", "dot", "bar", "none")  # "none": 6 and 9 are underlined instead
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,9 @@ def _editions() -> dict[str, Style]:
                         mark="bar", joker="jester", aspect=0.70),
         "serif": Style("serif", FACES_IVORY[1], (BLACKS[2], BLUES_CLASSIC[1], ORANGES[3], REDS[3]),
                        _font("DejaVuSerif-Bold.ttf"), mark="ring", underline_69=True, joker="filled"),
+        "compact": Style("compact", FACES_IVORY[3], (BLACKS[4], BLUES_CLASSIC[3], ORANGES[0], REDS[0]),
+                         _font("LiberationSans-Bold.ttf"), numeral_height=0.30, numeral_y=0.36, mark="frame",
+                         joker="sun", aspect=0.72),
         "large_print": Style("large_print", FACES_WHITE[2], (BLACKS[0], BLUES_TEAL[1], ORANGES[4], REDS[4]),
                              _font("DejaVuSansCondensed-Bold.ttf"), numeral_height=0.55, numeral_y=0.42,
                              recess=False, mark="none", underline_69=True, joker="letter"),
@@ -130,7 +133,8 @@ def random_style(rng: np.random.Generator, edition: str | None = None) -> Style:
     pools = (BLACKS, BLUES_TEAL if rng.random() < 0.3 else BLUES_CLASSIC, ORANGES, REDS)
     inks = tuple(_near(rng, p[rng.integers(len(p))], 8) for p in pools)
     faces = FACES_WHITE if rng.random() < 0.35 else FACES_IVORY
-    face = _near(rng, faces[rng.integers(len(faces))], 4)
+    shade = rng.normal(0, 5)  # plastic varies in brightness far more than in hue
+    face = tuple(int(np.clip(c + shade + rng.normal(0, 1.5), 0, 255)) for c in faces[rng.integers(len(faces))])
     fonts = available_fonts()
     return replace(
         base,
@@ -138,7 +142,7 @@ def random_style(rng: np.random.Generator, edition: str | None = None) -> Style:
         back=_near(rng, face, 6) if rng.random() < 0.8 else _near(rng, (150, 170, 180), 20),
         inks=inks,
         font=base.font if rng.random() < 0.5 else str(fonts[rng.integers(len(fonts))]),
-        numeral_height=float(np.clip(base.numeral_height * rng.uniform(0.85, 1.15), 0.3, 0.6)),
+        numeral_height=float(np.clip(base.numeral_height * rng.uniform(0.85, 1.15), 0.26, 0.6)),
         numeral_width=float(rng.uniform(0.85, 1.15)),
         numeral_y=float(base.numeral_y + rng.uniform(-0.03, 0.03)),
         recess=base.recess if rng.random() < 0.8 else not base.recess,

@@ -178,8 +178,13 @@ def _draw_mark(img: np.ndarray, style: Style, width: int, height: int) -> None:
     """The small mark below the numeral (where the bottom of the tile is)."""
     y = 0.80 * height
     faint = tuple(float(c) * 0.78 for c in style.face)
-    if style.mark == "logo":
+    if style.mark in ("logo", "frame"):
         _text(img, style.font, "Rummikub", width / 2, y, 0.075 * height, 0.72 * width, 1.0, faint)
+    if style.mark == "frame":  # the embossed outline around the maker's word
+        x0, x1 = 0.14 * width, 0.86 * width
+        y0, y1 = y - 0.1 * height, y + 0.1 * height
+        cv2.rectangle(img, (int(x0 * 16), int(y0 * 16)), (int(x1 * 16), int(y1 * 16)), faint,
+                      max(1, int(0.012 * height)), cv2.LINE_AA, shift=4)
     elif style.mark == "ring":
         cv2.circle(img, (int(width / 2 * 16), int(y * 16)), int(0.09 * width * 16), style.inks[3],
                    max(1, int(0.025 * height)), cv2.LINE_AA, shift=4)
