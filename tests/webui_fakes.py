@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -23,7 +24,7 @@ def jpeg(colour=(40, 110, 60), size=(120, 160)) -> bytes:
 class FakeLive:
     """Same shape as vision.live.LiveTable: ``state()``, ``wait_for_change()``, ``start()``, ``stop()``."""
 
-    def __init__(self, table: str = "", camera_ok: bool = True, camera_error: str | None = None) -> None:
+    def __init__(self, table: str = "", camera_ok: bool = True, camera_error: str | None = None, **marks) -> None:
         self._cond = threading.Condition()
         self.version = 0
         self.camera_ok = camera_ok
@@ -32,12 +33,17 @@ class FakeLive:
         self.tables = []
         self.stable = True
         self.picture = jpeg()
-        self.set_table(table)
+        self.set_table(table, **marks)
 
-    def set_table(self, notation: str, *, colour=(40, 110, 60)) -> None:
-        """Lay a new stable table (bumps the version, like a real change seen by the camera)."""
+    def set_table(self, notation: str, *, colour=(40, 110, 60), uncertain=(), inferred=()) -> None:
+        """Lay a new stable table (bumps the version, like a real change seen by the camera).
+
+        ``uncertain``/``inferred``: tile positions (in reading order over all sets) to mark.
+        """
         with self._cond:
             self.tables = parse_table(notation) if notation.strip() else []
+            self.uncertain = list(uncertain)
+            self.inferred = set(inferred)
             self.picture = jpeg(colour)
             self.version += 1
             self.changed_at = time.time()
@@ -53,10 +59,24 @@ class FakeLive:
     def state(self) -> TableState:
         with self._cond:
             return TableState(
-                version=self.version, reading=None, tables=[list(s) for s in self.tables], uncertain=[],
+                version=self.version, reading=self.reading(), tables=[list(s) for s in self.tables],
+                uncertain=list(self.uncertain),
                 stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
                 annotated_jpeg=self.picture, frame_jpeg=self.picture, changed_at=self.changed_at, fps=12.5,
             )
+
+    def reading(self):
+        """A TableReading-shaped object: detections (codes, scores, inferred) and sets by index."""
+        codes = [t.code for s in self.tables for t in s]
+        sets, i = [], 0
+        for s in self.tables:
+            sets.append(SimpleNamespace(indices=list(range(i, i + len(s)))))
+            i += len(s)
+        detections = SimpleNamespace(
+            codes=codes, scores=np.array([0.4 if j in self.uncertain else 0.97 for j in range(len(codes))]),
+            inferred=np.array([j in self.inferred for j in range(len(codes))], dtype=bool),
+        )
+        return SimpleNamespace(detections=detections, sets=sets)
 
     def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:
         with self._cond:

@@ -212,11 +212,11 @@ def scores_csv():
 def turns():
     """The turn log of the current game, oldest first (``?limit=N`` for the last N)."""
     c = companion()
-    if c.session.game_id is None:
-        return jsonify([])
     limit = request.args.get("limit")
     if limit is not None and not limit.isdigit():
         abort(400, "limit must be a whole number")
+    if c.session.game_id is None:
+        return jsonify([])
     return jsonify(c.session.store.turns(c.session.game_id, int(limit) if limit else None))
 
 

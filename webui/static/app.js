@@ -205,8 +205,7 @@ function renderPlayers(s) {
     el("tr", { class: p.current ? "current" : "" },
       el("td", { text: (p.current ? "▶ " : "") + p.name }),
       el("td", { text: p.has_melded ? "yes" : "no" }),
-      el("td", { text: String(p.rack_count) }),
-      el("td", { text: p.penalties ? `+${p.penalties}` : "" }),
+      el("td", { text: String(p.rack_count) + (p.penalties ? ` (${p.penalties} penalty)` : "") }),
       el("td", { text: totals[p.name] != null ? String(totals[p.name]) : "" }))));
   $("pool-info").textContent = g.players && g.players.length
     ? `Pool: about ${g.pool} tiles · play goes ${g.direction}` : "";

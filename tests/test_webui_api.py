@@ -1,0 +1,241 @@
+"""The JSON API and the HTML screens through Flask's test client, with a fake live table."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.options import OPTION_DOCS
+from webui.app import create_app
+from webui_fakes import FakeClock, FakeLive
+
+
+@pytest.fixture
+def live():
+    return FakeLive("R1 R2 R3 | K7 B7 O7 J | R5 K5")
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def app(tmp_path, live, clock):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live,
+                      "TICKER": False, "NOW": clock})
+    yield app
+    app.extensions["companion"].session.store.close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def start(client, players=("Ann", "Ben"), **extra):
+    res = client.post("/api/game", json={"players": list(players), **extra})
+    assert res.status_code == 201, res.get_json()
+    return res.get_json()
+
+
+def test_state_shows_sets_with_verdicts(client):
+    state = client.get("/api/state").get_json()
+    assert [s["tiles"] for s in state["sets"]] == [["R1", "R2", "R3"], ["K7", "B7", "O7", "J"], ["R5", "K5"]]
+    assert [s["valid"] for s in state["sets"]] == [True, True, False]
+    assert state["sets"][1]["kind"] == "group" and state["sets"][1]["value"] == 28
+    assert state["sets"][2]["problem"]  # in plain words
+    assert state["sets"][0]["problem"] is None
+    assert state["all_valid"] is False
+    assert state["camera"]["ok"] and state["camera"]["has_picture"]
+    assert state["game"]["status"] == "none" and state["game"]["players"] == []
+    assert set(state) >= {"sets", "game", "clock", "scores", "options", "table"}
+
+
+def test_start_game_and_turns_through_the_api(client, live, clock):
+    live.set_table("R1 R2 R3 | K7 B7 O7 J")
+    state = start(client, ["Ann", "Ben", "Cid"])
+    assert state["game"]["current"] == "Ann"
+    assert [p["name"] for p in state["game"]["players"]] == ["Ann", "Ben", "Cid"]
+    assert state["clock"]["limit"] == 60 and state["clock"]["remaining"] == 60
+    clock.advance(12)
+    assert client.get("/api/state").get_json()["clock"]["remaining"] == 48
+    # Ann lays a group worth 15: below the initial meld of 30
+    live.set_table("R1 R2 R3 | K7 B7 O7 J | R5 K5 O5")
+    check = client.get("/api/turn/check").get_json()
+    assert check["legal"] is False and "initial meld" in " ".join(check["problems"])
+    res = client.post("/api/turn/end")
+    assert res.status_code == 200
+    assert res.get_json()["verdict"]["legal"] is False
+    assert res.get_json()["state"]["game"]["current"] == "Ann"
+    live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13")
+    body = client.post("/api/pass").get_json()
+    assert body["verdict"]["legal"] and body["verdict"]["placed"] == ["O11", "O12", "O13"]
+    assert body["state"]["game"]["current"] == "Ben"
+    turns = client.get("/api/turns").get_json()
+    assert [(t["player"], t["action"], t["legal"]) for t in turns] == [("Ann", "pass", True)]
+
+
+def test_hand_scored_and_exported_as_csv(client, live):
+    start(client, ["Ann", "Ben"])
+    res = client.post("/api/rummikub", json={"winner": "Ann"})
+    assert res.get_json()["state"]["game"]["status"] == "tally"
+    live.set_table("R1 R2 R3 | K7 B7 O7 J | R5 K5 | B12 J")  # Ben lays his rack in view
+    read = client.post("/api/tally/read", json={"player": "Ben"}).get_json()
+    assert read["rack"] == "B12 J"
+    res = client.post("/api/tally/confirm", json={"racks": {"Ben": "B12 J"}})
+    assert res.status_code == 200, res.get_json()
+    assert res.get_json()["result"]["scores"] == {"Ann": 42, "Ben": -42}
+    scores = client.get("/api/scores").get_json()
+    assert scores["totals"] == {"Ann": 42, "Ben": -42} and scores["games_won"] == {"Ann": 1, "Ben": 0}
+    res = client.get("/api/scores.csv")
+    assert res.mimetype == "text/csv"
+    rows = list(csv.reader(io.StringIO(res.get_data(as_text=True))))
+    assert rows == [["", "Ann", "Ben"], ["Game 1", "42", "-42"], ["Total", "42", "-42"]]
+    page = client.get("/scores").get_data(as_text=True)
+    assert "Export CSV" in page and "42" in page
+
+
+def test_settings_change_rules_and_hint(client):
+    res = client.post("/api/settings", json={"rules": "sabra", "options": {"turn_time_limit": 120}, "hint": True})
+    assert res.status_code == 200
+    assert res.get_json()["options"]["turn_time_limit"] == 120 and res.get_json()["hint"] is True
+    start(client)
+    assert client.get("/api/state").get_json()["clock"]["limit"] == 120
+    opts = client.get("/api/options").get_json()
+    assert set(opts["docs"]) == set(OPTION_DOCS) and "dutch_sabra" in opts["variants"]
+
+
+def test_settings_page_has_a_field_for_every_option(client):
+    page = client.get("/settings").get_data(as_text=True)
+    for name in OPTION_DOCS:
+        assert f'name="{name}"' in page, name
+    form = {name: "" for name in OPTION_DOCS}
+    form.update(game="sabra", initial_meld="50", joker_penalty="25", one_high="false",
+                retrieved_joker="any_set", manipulate_joker_sets="true", group_joker_needs_both_colors="true",
+                joker_replacement_from_table="false", manipulate_on_initial_meld="true",
+                direction="counterclockwise", turn_time_limit="", unfinished_turn_penalty="3",
+                tile_set="standard", scoring="sabra", two_jokers_in_set="true", trump_bonus="0", hint="on")
+    page = client.post("/settings", data=form).get_data(as_text=True)
+    assert "Saved" in page
+    opts = client.get("/api/options").get_json()
+    assert opts["options"]["initial_meld"] == 50 and opts["options"]["turn_time_limit"] is None
+    assert opts["options"]["direction"] == "counterclockwise" and opts["hint"] is True
+    bad = client.post("/settings", data=dict(form, initial_meld="lots")).get_data(as_text=True)
+    assert "initial_meld" in bad and "lots" in bad
+
+
+def test_new_game_form(client):
+    res = client.post("/new", data={"players": "Ann\nBen\nCid", "rules": "american", "first": "2", "trump": "R7"})
+    assert res.status_code == 302
+    game = client.get("/api/state").get_json()["game"]
+    assert game["current"] == "Cid" and game["game"] == "american" and game["trump"] == "R7"
+    res = client.post("/new", data={"players": "Solo", "rules": "sabra"})
+    assert res.status_code == 200 and "1 players" in res.get_data(as_text=True)
+
+
+def test_page_is_mobile_ready_and_carries_the_state(client):
+    start(client)
+    page = client.get("/").get_data(as_text=True)
+    assert 'name="viewport"' in page
+    assert 'id="clock"' in page and 'id="end-turn"' in page and "app.js" in page
+    assert '"current": "Ann"' in page or '"current":"Ann"' in page
+
+
+def test_events_stream_sends_the_state(client):
+    start(client)
+    res = client.get("/api/events?once=1")
+    assert res.mimetype == "text/event-stream"
+    text = res.get_data(as_text=True)
+    assert text.startswith("event: state\ndata: ")
+    state = json.loads(text.split("data: ", 1)[1])
+    assert state["game"]["current"] == "Ann" and len(state["sets"]) == 3
+
+
+def test_camera_and_snapshot_pictures(client, live):
+    assert client.get("/api/snapshot.jpg").status_code == 404
+    start(client)
+    res = client.get("/api/camera.jpg")
+    assert res.mimetype == "image/jpeg" and res.data == live.picture
+    assert client.get("/api/snapshot.jpg").data == live.picture
+
+
+def test_camera_problem_is_reported(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "TICKER": False,
+                      "LIVE": FakeLive("", camera_ok=False, camera_error="camera 0 disconnected")})
+    state = app.test_client().get("/api/state").get_json()
+    assert state["camera"] == dict(state["camera"], ok=False, error="camera 0 disconnected")
+
+
+# --- malformed requests: 4xx with a message, never a 500 ------------------------------
+
+BAD_REQUESTS = [
+    ("post", "/api/game", {"data": "not json", "content_type": "application/json"}, 400, "JSON object"),
+    ("post", "/api/game", {"json": [1, 2]}, 400, "JSON object"),
+    ("post", "/api/game", {"json": {}}, 400, "players"),
+    ("post", "/api/game", {"json": {"players": "Ann, Ben"}}, 400, "players"),
+    ("post", "/api/game", {"json": {"players": ["Ann", 3]}}, 400, "players"),
+    ("post", "/api/game", {"json": {"players": ["Ann"]}}, 400, "1 players"),
+    ("post", "/api/game", {"json": {"players": ["A", "B"], "rules": "poker"}}, 400, "poker"),
+    ("post", "/api/game", {"json": {"players": ["A", "B"], "options": {"colour": 1}}}, 400, "colour"),
+    ("post", "/api/game", {"json": {"players": ["A", "B"], "first": "0"}}, 400, "first"),
+    ("post", "/api/game", {"json": {"players": ["A", "B"], "trump": "R14"}}, 400, "R14"),
+    ("post", "/api/turn/end", {}, 400, "start one first"),
+    ("post", "/api/tally/confirm", {"json": {"racks": {}}}, 400, "start one first"),
+    ("post", "/api/settings", {"json": {"options": {"initial_meld": -5}}}, 400, "initial_meld"),
+    ("post", "/api/settings", {"json": {"hint": "yes"}}, 400, "hint"),
+    ("get", "/api/turn/check", {}, 409, "no turn"),
+    ("get", "/api/scores", {}, 404, "no game"),
+    ("get", "/api/turns?limit=x", {}, 400, "limit"),
+    ("get", "/api/nothing-here", {}, 404, ""),
+    ("get", "/api/turn/end", {}, 405, ""),
+]
+
+
+@pytest.mark.parametrize("method, url, kwargs, status, words", BAD_REQUESTS)
+def test_malformed_requests_get_4xx_json(client, method, url, kwargs, status, words):
+    res = getattr(client, method)(url, **kwargs)
+    assert res.status_code == status
+    body = res.get_json()
+    assert body["message"] and words in body["message"]
+
+
+def test_bad_actions_during_a_game(client):
+    start(client)
+    assert client.post("/api/turn/end", json={"discard": 5}).status_code == 400
+    assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 400  # no draw in Sabra
+    assert client.post("/api/rummikub", json={"winner": "Zed"}).status_code == 400
+    assert client.post("/api/rack", json={"player": "Ann", "rack": "R5 X3"}).get_json()["message"].count("X3")
+    client.post("/api/rummikub", json={"winner": "Ann"})
+    res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K99"}})
+    assert res.status_code == 400 and "K99" in res.get_json()["message"]
+    res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K9"}, "extra": {"bogus": 1}})
+    assert res.status_code == 400 and "bogus" in res.get_json()["message"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+ENDPOINTS = ["/api/game", "/api/turn/end", "/api/pass", "/api/turn/draw", "/api/rummikub", "/api/tally/read",
+             "/api/tally/confirm", "/api/tally/cancel", "/api/restore/dismiss", "/api/rack", "/api/settings"]
+FIELDS = ["players", "rules", "options", "first", "trump", "discard", "source", "winner", "pool_empty",
+          "player", "racks", "extra", "hint", "rack"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(url=st.sampled_from(ENDPOINTS), payload=st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=4),
+       with_game=st.booleans())
+def test_no_request_body_crashes_the_server(client, url, payload, with_game):
+    if with_game:
+        client.post("/api/game", json={"players": ["Ann", "Ben"]})
+    res = client.post(url, json=payload)
+    assert res.status_code < 500, (url, payload, res.get_data(as_text=True)[:300])
+    if res.status_code >= 400:
+        assert res.get_json()["message"]

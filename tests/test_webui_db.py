@@ -1,0 +1,146 @@
+"""Persistence: the SQLite store, and a real server killed with SIGKILL coming back with the same game."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from webui.db import Store, default_db_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_store_is_wal_and_keeps_settings(tmp_path):
+    path = tmp_path / "sub" / "c.sqlite3"
+    store = Store(path)
+    assert path.exists()
+    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    store.set_setting("hint", True)
+    store.set_setting("hint", False)
+    assert Store(path).get_setting("hint") is False
+    assert store.get_setting("missing", 7) == 7
+
+
+def test_games_hands_scores_and_turns_are_rows(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    gid = store.create_game(["Ann", "Ben"], {"game": "sabra"}, {"status": "playing", "n": 1})
+    assert store.game_players(gid) == ["Ann", "Ben"]
+    turn = {"hand": 1, "number": 1, "player": "Ann", "started_at": 1.0, "ended_at": 2.0, "action": "done",
+            "legal": True, "problems": [], "placed": "R1 R2 R3", "penalty": 0,
+            "table_before": "", "table_after": "R1 R2 R3"}
+    store.log_turn(gid, turn, {"status": "playing", "n": 2})
+    store.add_hand(gid, 1, "Ann", False, {"Ann": "", "Ben": "K5"}, {"Ann": 5, "Ben": -5},
+                   {"status": "playing", "n": 3})
+    again = Store(tmp_path / "c.sqlite3")
+    assert again.latest_game() == (gid, {"game": "sabra"}, {"status": "playing", "n": 3})
+    assert again.hands(gid) == [{"number": 1, "winner": "Ann", "pool_empty": False,
+                                 "racks": {"Ann": "", "Ben": "K5"}, "scores": {"Ann": 5, "Ben": -5}}]
+    assert [t["placed"] for t in again.turns(gid)] == ["R1 R2 R3"]
+    # a second game with a returning player reuses the player row
+    gid2 = store.create_game(["Ben", "Cid"], {"game": "sabra"}, {"status": "playing"})
+    assert store.game_players(gid2) == ["Ben", "Cid"]
+    assert store.latest_game()[0] == gid2
+    rows = sqlite3.connect(tmp_path / "c.sqlite3").execute("SELECT count(*) FROM players").fetchone()
+    assert rows == (3,)
+
+
+def test_hand_rows_are_one_transaction(tmp_path):
+    """A hand whose scores cannot be written leaves neither a hand row nor a changed state."""
+    store = Store(tmp_path / "c.sqlite3")
+    gid = store.create_game(["Ann", "Ben"], {}, {"status": "playing", "n": 1})
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_hand(gid, 1, "Ann", False, {}, {"Ann": 1, None: 2},
+                       {"status": "playing", "n": 2})
+    assert store.hands(gid) == [] and store.latest_game()[2]["n"] == 1
+
+
+def test_default_db_path_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_db_path() == tmp_path / "rummikub-companion" / "companion.sqlite3"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_db_path().parts[-4:] == (".local", "share", "rummikub-companion", "companion.sqlite3")
+
+
+# --- a real server, killed with SIGKILL ------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(port: int, path: str, payload: dict | None = None) -> dict:
+    data = None if payload is None else json.dumps(payload).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as res:
+        return json.loads(res.read())
+
+
+def serve(port: int, db: Path, tmp_path: Path, source: str | None = "missing") -> subprocess.Popen:
+    """``rummikub-companion serve`` in a child process; returns once it answers.
+
+    ``source="missing"``: a camera that does not exist (no model is loaded); None: the default source.
+    """
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "cli", "serve", "--port", str(port), "--db", str(db)]
+    if source == "missing":
+        cmd += ["--source", str(tmp_path / "no-camera-here")]
+    elif source is not None:
+        cmd += ["--source", source]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited with code {proc.returncode}")
+        try:
+            call(port, "/api/state")
+            return proc
+        except (urllib.error.URLError, ConnectionError, OSError):
+            time.sleep(0.2)
+    proc.kill()
+    raise AssertionError("server did not answer within 30 s")
+
+
+def test_kill_9_and_restart_shows_the_same_game_and_scores(tmp_path):
+    db = tmp_path / "companion.sqlite3"
+    port = free_port()
+    proc = serve(port, db, tmp_path)
+    try:
+        call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"], "options": {"turn_time_limit": 600}})
+        call(port, "/api/pass", {})  # Ann draws; Ben's turn
+        call(port, "/api/rummikub", {"winner": "Ben"})
+        call(port, "/api/tally/confirm", {"racks": {"Ann": "R5 R6", "Cid": "J"}})
+        call(port, "/api/pass", {})  # hand 2: the start passes to Ben, who draws
+        before = call(port, "/api/state")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    assert before["camera"]["ok"] is False and "no-camera-here" in before["camera"]["error"]
+
+    proc = serve(port, db, tmp_path)
+    try:
+        after = call(port, "/api/state")
+        turns = call(port, "/api/turns")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    for key in ("id", "players", "current", "hand", "turn", "pool", "status", "last_verdict"):
+        assert after["game"][key] == before["game"][key], key
+    assert after["game"]["current"] == "Cid" and after["game"]["hand"] == 2
+    assert after["scores"]["totals"] == before["scores"]["totals"] == {"Ann": -11, "Ben": 41, "Cid": -30}
+    assert after["options"]["turn_time_limit"] == 600
+    assert after["clock"]["started_at"] == before["clock"]["started_at"]  # the turn clock runs on
+    assert [(t["hand"], t["player"], t["action"]) for t in turns] == [(1, "Ann", "pass"), (2, "Ben", "pass")]
