@@ -16,7 +16,7 @@ def random_homography(rng: np.random.Generator, size: tuple[int, int], strength:
     canvas the camera sees), so no empty border appears.
     """
     W, H = size
-    far = rng.uniform(0, 0.25) * strength
+    far = rng.uniform(0, 0.25 if rng.random() < 0.8 else 0.4) * strength
     src = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float64)
     side = int(rng.choice([0, 0, 0, 0, 1, 2, 3]))  # which edge is far from the camera
     if side == 0:    # far at the top: the bottom of the canvas is seen narrower, so it is enlarged

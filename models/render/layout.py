@@ -160,7 +160,7 @@ def table_layout(rng: np.random.Generator, size: tuple[int, int], height: float,
     base = (float(rng.choice([0.0, 0.0, 0.0, 90.0, 180.0, 270.0])) if rng.random() < 0.7
             else float(rng.uniform(0, 360))) if aligned else None
     failures = 0
-    while len(layout.spots) < max_tiles and failures < 6:
+    while len(layout.spots) < max_tiles and failures < 12:
         roll = rng.random()
         if roll < 0.72:
             indices = random_set(rng)
@@ -189,7 +189,27 @@ def table_layout(rng: np.random.Generator, size: tuple[int, int], height: float,
         layout.spots += spots
         if len(spots) > 1 and spots[0].index is not None:
             layout.sets.append(list(range(first, first + len(spots))))
+    if rng.random() < 0.3:
+        layout.spots += pool(rng, size, height, aspect, occ)
     return layout
+
+
+def pool(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
+         occ: Occupancy) -> list[Spot]:
+    """The heap of face-down tiles to draw from: overlapping, every angle, never labelled."""
+    count = int(rng.integers(5, 30))
+    radius = height * np.sqrt(count) * rng.uniform(0.35, 0.6)
+
+    def make(center):
+        spots = []
+        for _ in range(count):
+            r = radius * np.sqrt(rng.random())
+            t = rng.uniform(0, 2 * np.pi)
+            c = center + r * np.array([np.cos(t), np.sin(t)])
+            spots.append(Spot(None, (float(c[0]), float(c[1])), float(rng.uniform(0, 360)), height))
+        return [(s, s.quad(aspect)) for s in spots]
+
+    return place(rng, occ, make, size, tries=8, margin=0.3 * height) or []
 
 
 def rows_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,

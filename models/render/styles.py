@@ -139,7 +139,7 @@ def random_style(rng: np.random.Generator, edition: str | None = None) -> Style:
     return replace(
         base,
         face=face,
-        back=_near(rng, face, 6) if rng.random() < 0.8 else _near(rng, (150, 170, 180), 20),
+        back=tuple(int(c * rng.uniform(0.88, 1.0)) for c in face),  # backs are the same plastic
         inks=inks,
         font=base.font if rng.random() < 0.5 else str(fonts[rng.integers(len(fonts))]),
         numeral_height=float(np.clip(base.numeral_height * rng.uniform(0.85, 1.15), 0.26, 0.6)),
