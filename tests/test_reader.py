@@ -85,6 +85,7 @@ def test_tiles_are_listed_set_by_set_so_each_set_is_a_run_of_indices():
     ("R4 R5 R6 | K9 B9 O9", False, "sabra", 15 + 27),
     ("R4 J R6 | K9 B9 O9", True, "sabra", 10 + 30 + 27),  # 004_*: a joker left on a rack costs 30
     ("R4 J R6", True, "dutch_sabra", 10 + 25),  # 004_* variations: some editions count 25
+    ("R4 J R13 K1", True, "international", 4 + 30 + 10 + 10),  # 004_* International: 10-13 and 1 count 10
 ])
 def test_rack_total_counts_every_tile_a_joker_by_the_rules(table, joker, rules, total):
     reading = read(table, rules=rules)

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from rules.options import RuleOptions
+from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.geometry import GeometryOptions, group_lines
@@ -67,7 +68,8 @@ class TableReading:
     detections: the tiles in reading order (set by set), codes after inference.
     model_detections: the same tiles as the model read them (no inference).
     sets: every line of tiles; a lone tile is a set of one (invalid, with its problem).
-    rack_total: the sum of all tile values, a joker counting ``joker_penalty``.
+    rack_total: what the tiles would cost left on a rack (``rules.scoring.rack_value``:
+        face values, a joker ``joker_penalty``).
     """
 
     detections: TileDetections
@@ -95,10 +97,6 @@ class TableReading:
         ]
         return {"image": image, "tiles": tiles, "sets": [s.to_json() for s in self.sets],
                 "rack_total": int(self.rack_total)}
-
-
-def tile_value(tile: Tile, options: RuleOptions) -> int:
-    return options.joker_penalty if tile.is_joker else int(tile.number)
 
 
 class TableReader:
@@ -131,7 +129,7 @@ class TableReader:
             indices = list(range(start, start + len(line)))
             start += len(line)
             sets.append(SetReading(indices, self._judge(read, indices)))
-        total = sum(tile_value(t, o.rules) for t in read.tiles)
+        total = rack_value(read.tiles, o.rules)
         return TableReading(read, sets, total, found)
 
     def _judge(self, read: TileDetections, indices: list[int]) -> SetVerdict:
@@ -202,4 +200,4 @@ def _truncated_jpeg(data: bytes) -> bool:
     return last_scan >= 0 and data.find(b"\xff\xd9", last_scan) < 0
 
 
-__all__ = ["ReaderOptions", "SetReading", "TableReading", "TableReader", "read_image_file", "tile_value"]
+__all__ = ["ReaderOptions", "SetReading", "TableReading", "TableReader", "read_image_file"]
