@@ -175,3 +175,39 @@ def test_the_sample_scenes_labelled_outlines_give_their_expected_sets(name):
     codes = entry["tiles"]
     got = [[codes[i] for i in s] for s in group_lines(np.array(entry["quads"]))]
     assert sorted(map(" ".join, got)) == sorted(map(" ".join, entry["sets"]))
+
+
+def jitter(quads: np.ndarray, rng: np.random.Generator, shift: float, degrees: float) -> np.ndarray:
+    """Each tile nudged and turned a little, as hands leave them."""
+    out = []
+    for q in quads:
+        c = q.mean(axis=0)
+        turned = transform(q - c, rng.uniform(-degrees, degrees)) + c
+        out.append(turned + rng.uniform(-shift, shift, size=2))
+    return np.array(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    degrees=st.floats(0, 360),
+    scale=st.floats(20, 300),
+    seed=st.integers(0, 2**16),
+)
+def test_tiles_nudged_by_hand_still_give_the_same_sets(degrees, scale, seed):
+    rng = np.random.default_rng(seed)
+    quads = transform(jitter(layout(TABLE), rng, shift=0.04, degrees=5), degrees, scale, (3000, 3000))
+    assert as_partition(group_lines(quads)) == as_partition(EXPECTED)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 13), min_size=1, max_size=8),
+    degrees=st.floats(0, 360),
+    scale=st.floats(20, 300),
+)
+def test_any_number_of_lines_of_any_length_come_back_whole_and_in_order(lengths, degrees, scale):
+    lines = [line((k % 2) * 12, (k // 2) * 1.6, n) for k, n in enumerate(lengths)]
+    quads = transform(layout(lines), degrees, scale)
+    starts = np.cumsum([0] + lengths)
+    expected = {tuple(range(a, b)) for a, b in zip(starts[:-1], starts[1:])}
+    assert as_partition(group_lines(quads)) == expected
