@@ -115,7 +115,11 @@ def run(args: argparse.Namespace) -> int:
         if out_paths:
             target = out_paths[k]
             target.parent.mkdir(parents=True, exist_ok=True)
-            if not cv2.imwrite(str(target), annotate(image, reading)):
+            try:
+                written = cv2.imwrite(str(target), annotate(image, reading))
+            except cv2.error:
+                written = False
+            if not written:
                 print(f"rummikub-companion read: {target}: could not write the drawing", file=sys.stderr)
                 failed += 1
     return 1 if failed else 0
