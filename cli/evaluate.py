@@ -25,7 +25,20 @@ def add_parser(subparsers) -> None:
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--iou", type=float, default=0.5, help="overlap for a found tile to match a label (default 0.5)")
     p.add_argument("--mistakes", type=int, default=5, metavar="N", help="list the N most frequent misreadings")
+    p.add_argument("--confusion", metavar="CSV", help="write the confusion matrix of all folders together")
     p.set_defaults(func=run)
+
+
+def write_confusion(path: str, result) -> None:
+    """Rows: true tile, columns: tile read; '-' is no tile (extra found / label missed)."""
+    from rules.tiles import ALL_FACES
+
+    names = [t.code for t in ALL_FACES] + ["-"]
+    m = result.confusion()
+    lines = ["true\\read," + ",".join(names)]
+    lines += [names[i] + "," + ",".join(str(int(v)) for v in row) for i, row in enumerate(m)]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"folder": folder, "holdout": args.holdout, **result.to_dict()}), flush=True)
     total = Evaluation([p for _, e in rows for p in e.photos], args.iou)
+    if args.confusion:
+        write_confusion(args.confusion, total)
     if args.json:
         if len(rows) > 1:
             print(json.dumps({"folder": None, "holdout": args.holdout, **total.to_dict()}))

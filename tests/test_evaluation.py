@@ -142,8 +142,13 @@ def test_eval_command_prints_a_table_and_json(folder, monkeypatch, capsys):
 
     monkeypatch.setattr(reader_module.TableReader, "from_model_dir",
                         classmethod(lambda cls, path=None, options=None: LabelReader(items)))
-    assert main(["eval", "--json", str(folder)]) == 0
+    csv = folder.parent / "confusion.csv"
+    assert main(["eval", "--json", "--confusion", str(csv), str(folder)]) == 0
     (line,) = capsys.readouterr().out.splitlines()
+    rows = [r.split(",") for r in csv.read_text().splitlines()]
+    assert len(rows) == 55 and len(rows[0]) == 55 and rows[0][1] == "K1" and rows[-1][0] == "-"
+    b12 = next(r for r in rows if r[0] == "B12")
+    assert b12[rows[0].index("B11")] == "1"
     d = json.loads(line)
     assert d["folder"] == str(folder) and d["f1"] == pytest.approx(8 / 11, abs=1e-4) and d["exact_photos"] == 1
 
