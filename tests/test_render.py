@@ -11,7 +11,7 @@ import pytest
 
 from models.render import EDITIONS, random_style, render_scene, render_tile
 from models.render.__main__ import data_yaml, main as render_main
-from models.render.layout import Layout, line_of_tiles
+from models.render.layout import Layout, Spot, line_of_tiles
 from models.render.scene import compose, render_drawn
 from models.render.backgrounds import background
 from models.render.samples import render_sample
@@ -190,3 +190,15 @@ def test_sample_rack_rows_are_the_two_sets():
     tops = [np.mean([entry["quads"][k][0][1] for k in range(len(entry["sets"][0]))]),
             np.mean([entry["quads"][k][0][1] for k in range(len(entry["sets"][0]), len(entry["tiles"]))])]
     assert tops[0] < tops[1]  # the back row is the first set
+
+
+@pytest.mark.parametrize("shift, labelled", [(0.0, False), (0.5, False), (0.85, True)])
+def test_a_tile_is_labelled_only_when_most_of_its_face_is_seen(shift, labelled):
+    """A face-down tile laid over a face-up one hides all, half or a sliver of it."""
+    rng = np.random.default_rng(1)
+    style = EDITIONS["classic"]
+    width = 100 * style.aspect
+    spots = [Spot(20, (320, 240), 0.0, 100), Spot(None, (320 + shift * width, 240), 0.0, 100)]
+    drawn = compose(rng, background(rng, 640, 480, "felt"), Layout(spots=spots), style, tile_height=100,
+                    effects=0.2, homography=np.eye(3), lift=(0.0, 0.0))
+    assert [i for i, _ in drawn.labels] == ([20] if labelled else [])

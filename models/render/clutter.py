@@ -220,17 +220,21 @@ def _fill(rng, canvas, idmap, mask, color, shade):
     ys, xs = np.nonzero(mask[::4, ::4])
     if len(xs) == 0:
         return
-    x0, x1 = max(0, xs.min() * 4 - 4), min(mask.shape[1], xs.max() * 4 + 8)
-    y0, y1 = max(0, ys.min() * 4 - 4), min(mask.shape[0], ys.max() * 4 + 8)
+    pad = 24  # room for the soft shadow around the object
+    x0, x1 = max(0, xs.min() * 4 - pad), min(mask.shape[1], xs.max() * 4 + pad)
+    y0, y1 = max(0, ys.min() * 4 - pad), min(mask.shape[0], ys.max() * 4 + pad)
     m = mask[y0:y1, x0:x1].astype(np.float32) / 255.0
     roi = canvas[y0:y1, x0:x1]
     # a soft contact shadow first, then the object itself
     shadow = cv2.GaussianBlur(m, (0, 0), 6)
+    shadow[4:, 4:] = shadow[:-4, :-4].copy()  # cast a little down and right
     roi *= (1 - 0.35 * shadow)[..., None]
     paint = np.broadcast_to(color, roi.shape).astype(np.float32)
-    if shade:
-        ramp = np.linspace(0.8, 1.1, roi.shape[1], dtype=np.float32)[None, :, None]
-        paint = paint * ramp
+    if shade:  # rounded: darker towards the outline, lit from one side
+        depth = cv2.distanceTransform((m > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
+        depth = np.minimum(depth / max(4.0, float(depth.max()) * 0.6), 1.0)
+        ramp = np.linspace(0.85, 1.08, roi.shape[1], dtype=np.float32)[None, :]
+        paint = paint * ((0.72 + 0.3 * depth) * ramp)[..., None]
     roi += (paint - roi) * m[..., None]
     idmap[y0:y1, x0:x1][m > 0.5] = 0
 
