@@ -96,11 +96,24 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     assert "legal" in page.locator("#verdict-summary").inner_text()
     assert "O11 O12 O13" in page.locator("#verdict-summary").inner_text()
 
-    # Ben calls Rummikub!; the others' racks are typed and the hand is scored
+    # Ben breaks a run and runs out of time: the start-of-turn snapshot is shown, 3 tiles penalty
+    live.set_table("R1 R2 | R3 K3 | K7 B7 O7 J | O11 O12 O13")
+    page.wait_for_function("document.querySelectorAll('#sets .set.invalid').length === 2")
+    clock.advance(61)
+    page.locator("#restore").wait_for()
+    assert "Ben" in page.locator("#restore-text").inner_text()
+    assert "3 tiles" in page.locator("#restore-text").inner_text()
+    assert page.locator("#restore-sets .set").count() == 3
+    page.wait_for_function("document.getElementById('snapshot-img').naturalWidth > 0")
+    assert page.locator("#current-player").inner_text() == "Cid"
+    live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13")  # put back: the banner goes by itself
+    page.locator("#restore").wait_for(state="hidden")
+
+    # Cid calls Rummikub!; the others' racks are typed and the hand is scored
     page.click("#rummikub")
     page.locator("#tally").wait_for()
     page.fill("input[data-player=Ann]", "R12 B1")
-    page.fill("input[data-player=Cid]", "J")
+    page.fill("input[data-player=Ben]", "J")
     page.click("text=Confirm and score")
     page.wait_for_function("!document.getElementById('controls').hidden")
     page.screenshot(path=str(tmp_path / "table.png"), full_page=True)
@@ -108,7 +121,7 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     sheet = page.locator("#score-sheet")
     sheet.wait_for()
     text = sheet.inner_text()
-    assert "Game 1" in text and "43" in text and "-13" in text and "-30" in text
+    assert "Game 1" in text and "+43" in text and "-13" in text and "-30" in text
     page.screenshot(path=str(tmp_path / "scores.png"), full_page=True)
     assert (tmp_path / "table.png").stat().st_size > 10_000
 
