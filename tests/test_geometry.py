@@ -211,3 +211,8 @@ def test_any_number_of_lines_of_any_length_come_back_whole_and_in_order(lengths,
     starts = np.cumsum([0] + lengths)
     expected = {tuple(range(a, b)) for a, b in zip(starts[:-1], starts[1:])}
     assert as_partition(group_lines(quads)) == expected
+
+
+def test_sets_side_by_side_are_one_row_of_the_listing_even_if_not_quite_level():
+    quads = layout([line(5, 0.1, 3), line(0, 0, 3), line(2.5, 1.6, 3), line(10, -0.15, 3)]) * 50
+    assert group_lines(quads) == [[3, 4, 5], [0, 1, 2], [9, 10, 11], [6, 7, 8]]

@@ -138,8 +138,7 @@ def group_lines(quads: np.ndarray, options: GeometryOptions | None = None) -> li
         axis = _majority_axis(f.x_axes[tiles])
         tiles.sort(key=lambda t: float(f.centers[t] @ axis))
         sets.append(tiles)
-    sets.sort(key=lambda s: _reading_key(s, f))
-    return sets
+    return _reading_order(sets, f)
 
 
 def _majority_axis(axes: np.ndarray) -> np.ndarray:
@@ -153,11 +152,19 @@ def _majority_axis(axes: np.ndarray) -> np.ndarray:
     return total / norm if norm > 0 else np.array([1.0, 0.0])
 
 
-def _reading_key(tiles: list[int], f: TileFrame) -> tuple[float, float]:
-    """Top to bottom in bands about one tile tall, then left to right (image frame)."""
-    c = f.centers[tiles].mean(axis=0)
-    band = max(float(np.median(f.heights)), 1.0) if len(f.heights) else 1.0
-    return (round(float(c[1]) / band), float(c[0]))
+def _reading_order(sets: list[list[int]], f: TileFrame) -> list[list[int]]:
+    """Sets in rows top to bottom (a row: centres within half a tile height), each row left to right."""
+    if not sets:
+        return sets
+    centres = np.array([f.centers[s].mean(axis=0) for s in sets])
+    half = max(float(np.median(f.heights)), 1.0) / 2
+    rows: list[list[int]] = []
+    for k in np.argsort(centres[:, 1], kind="stable"):
+        if rows and centres[k, 1] - centres[rows[-1][0], 1] <= half:
+            rows[-1].append(int(k))
+        else:
+            rows.append([int(k)])
+    return [sets[k] for row in rows for k in sorted(row, key=lambda k: centres[k, 0])]
 
 
 __all__ = ["GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "group_lines"]
