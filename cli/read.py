@@ -91,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
 
     out_paths = annotation_paths(args.images, args.annotate) if args.annotate else None
     if out_paths and len(args.images) > 1:
+        if Path(args.annotate).exists() and not Path(args.annotate).is_dir():
+            print(f"rummikub-companion read: --annotate {args.annotate}: several photos need a folder, "
+                  "and this is a file", file=sys.stderr)
+            return 2
         Path(args.annotate).mkdir(parents=True, exist_ok=True)
 
     try:

@@ -100,6 +100,13 @@ def test_annotate_several_photos_into_a_folder(tmp_path, stand_in, capsys):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["t-2.read.jpg", "t.read.jpg"]
 
 
+def test_annotate_several_photos_into_an_existing_file_is_a_usage_error(tmp_path, stand_in, capsys):
+    (tmp_path / "out.png").write_bytes(b"x")
+    paths = [photo(tmp_path, "a.png", 150), photo(tmp_path, "b.png", 100)]
+    assert main(["read", "--annotate", str(tmp_path / "out.png"), *paths]) == 2
+    assert "several photos need a folder" in capsys.readouterr().err
+
+
 def test_rules_choose_the_joker_penalty(tmp_path, stand_in, capsys, monkeypatch):
     monkeypatch.setattr(Brightness, "detect", lambda self, image: TileDetections(
         np.array([[[0, 0], [30, 0], [30, 40], [0, 40]]], np.float32), [52], [0.9]))
