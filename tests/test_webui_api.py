@@ -239,3 +239,33 @@ def test_no_request_body_crashes_the_server(client, url, payload, with_game):
     assert res.status_code < 500, (url, payload, res.get_data(as_text=True)[:300])
     if res.status_code >= 400:
         assert res.get_json()["message"]
+
+
+def test_hint_and_suggestion_in_the_state(client, live):
+    live.set_table("R3 R4 R5 | K5 B5 O5")
+    start(client)
+    assert client.get("/api/state").get_json()["hint"] is None  # off by default
+    client.post("/api/settings", json={"hint": True})
+    client.post("/api/rack", json={"player": "Ann", "rack": "K10 K11 K12 B2"})
+    hint = client.get("/api/state").get_json()["hint"]
+    assert hint["player"] == "Ann" and sorted(hint["placed"]) == ["K10", "K11", "K12"]
+    live.set_table("R3 R4 | R5 K5 B5 O5 | K10 K11 K12")  # legal meld, but the run was broken
+    body = client.post("/api/turn/end").get_json()
+    assert body["verdict"]["legal"] is False
+    assert body["state"]["suggestion"] is not None
+    assert ["K10", "K11", "K12"] in body["state"]["suggestion"]
+
+
+def test_end_turn_waits_for_hands_to_leave_the_table(client, live):
+    start(client)
+    live.stable = False  # a hand is over the table
+
+    def settle():
+        live.set_table("R1 R2 R3 | K7 B7 O7 J | R5 K5 O5 | O11 O12 O13")
+        live.stable = True
+
+    import threading
+
+    threading.Timer(0.3, settle).start()
+    body = client.post("/api/turn/end").get_json()
+    assert body["verdict"]["placed"] == ["O5", "O11", "O12", "O13"]

@@ -290,14 +290,33 @@ def test_a_new_session_on_the_same_file_resumes(tmp_path, clock):
 
 
 def test_hint_uses_the_typed_rack(tmp_path, clock):
-    pytest.importorskip("rules.solver", reason="rules/solver.py not written yet")
     s = new_session(tmp_path, clock)
     assert s.hint(T("")) is None  # off by default
     s.set_hint(True)
     assert s.hint(T(""))["needs_rack"]
     s.set_rack("Ann", "R10 R11 R12 K1")
     hint = s.hint(T(""))
-    assert sorted(hint["placed"]) == ["R10", "R11", "R12"]
+    assert sorted(hint["placed"]) == ["R10", "R11", "R12"]  # K1 alone cannot go out
+    # with the rack known, the validator also checks the tiles came from it
+    verdict = s.end_turn(T("R10 R11 R12 R13"))
+    assert not verdict["legal"] and any("R13" in p for p in verdict["problems"])
+    s.end_turn(T("R10 R11 R12"))
+    assert s.state["players"][0]["rack"] == "K1"  # what is left of the typed rack
+
+
+def test_suggestion_after_an_illegal_turn(tmp_path, clock):
+    s = new_session(tmp_path, clock)
+    s.state["turn"]["table_before"] = "R3 R4 R5 | K5 B5 O5"
+    s.state["players"][0]["has_melded"] = True
+    s.set_hint(True)
+    bad = T("R3 R4 | R5 K5 B5 O5 | R6")  # R5 moved to the group: two sets broken
+    assert s.suggestion(bad) is None  # nothing to suggest before the turn is judged
+    verdict = s.end_turn(bad)
+    assert not verdict["legal"]
+    suggestion = s.suggestion(bad)
+    assert sorted(map(sorted, suggestion)) == [["B5", "K5", "O5"], ["R3", "R4", "R5", "R6"]]
+    s.set_hint(False)
+    assert s.suggestion(bad) is None
 
 
 @settings(max_examples=40, deadline=None)

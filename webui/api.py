@@ -73,7 +73,8 @@ def _options_from(data: dict) -> RuleOptions | None:
 def _end_turn(action: str):
     data = body()
     c = companion()
-    verdict = c.session.end_turn(c.table_now(), c.picture(), action=action, discard=field(data, "discard", str))
+    discard = field(data, "discard", str)
+    verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard)
     return jsonify(verdict=verdict, state=c.state_json())
 
 

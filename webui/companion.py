@@ -109,6 +109,15 @@ class Companion:
         """The latest stable table (the live pipeline never reports a half-moved one)."""
         return [list(s) for s in (self.table_state().tables or [])]
 
+    def settled_table(self, timeout: float = 1.5) -> list[list[Tile]]:
+        """The table once hands are off it: waits up to ``timeout`` s while the camera sees movement."""
+        deadline = time.monotonic() + timeout
+        ts = self.table_state()
+        while not getattr(ts, "stable", True) and time.monotonic() < deadline:
+            time.sleep(0.1)  # "stable" flips without a version bump, so look again shortly
+            ts = self.table_state()
+        return [list(s) for s in (ts.tables or [])]
+
     def picture(self) -> bytes | None:
         ts = self.table_state()
         return getattr(ts, "annotated_jpeg", None) or getattr(ts, "frame_jpeg", None)

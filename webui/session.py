@@ -590,8 +590,7 @@ class GameSession:
 
             initial = None if player["has_melded"] else self.options.initial_meld
             try:
-                sol = solve(table if player["has_melded"] else table, parse_tiles(player["rack"]),
-                            initial=initial, options=self.options)
+                sol = solve(table, parse_tiles(player["rack"]), initial=initial, options=self.options)
             except ValueError as exc:
                 self._hint_cache[key] = {"player": player["name"], "error": str(exc)}
             else:
@@ -611,12 +610,12 @@ class GameSession:
         attempt = self.state["turn"]["attempt"] if self.state.get("turn") else None
         if not attempt or attempt.get("legal"):
             return None
-        key = ("arrange", format_table(table))
+        key = ("arrange", format_table(table), self.state["turn"]["table_before"])
         if key not in self._hint_cache:
-            from rules.solver import arrange
+            from rules.solver import suggest_rearrangement
 
             try:
-                sets = arrange([t for s in table for t in s], self.options)
+                sets = suggest_rearrangement(self.table_before(), table, self.options)
             except ValueError:
                 sets = None
             self._hint_cache[key] = [[t.code for t in s] for s in sets] if sets else None
