@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
                    help="rules the sets are judged by (sabra, american, international, ...; default sabra)")
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--infer-below", type=float, default=None, metavar="SCORE",
-                   help="a tile read with a lower score may be inferred from its set (default 0.5)")
+                   help="a tile read with a lower score may be inferred from its set (default 0.4)")
     p.set_defaults(func=run)
 
 
@@ -62,6 +62,8 @@ def summary(path: str, reading) -> str:
         line = f"  {head}: {codes}"
         if s.problem:
             line += f"  -- {s.problem}"
+        if s.as_read is not None and not s.as_read.valid:
+            line += f"  (only with the inferred tile; as read: {s.as_read.problem})"
         meanings = s.verdict.joker_meanings() if s.valid else []
         for m in meanings:
             line += f"  (J = {' or '.join(sorted(str(t) for t in m))})"

@@ -107,6 +107,17 @@ def test_annotate_several_photos_into_an_existing_file_is_a_usage_error(tmp_path
     assert "several photos need a folder" in capsys.readouterr().err
 
 
+def test_text_summary_says_what_was_inferred_and_what_the_model_read(tmp_path, stand_in, capsys, monkeypatch):
+    quads = np.array([[[40 * k, 0], [35 + 40 * k, 0], [35 + 40 * k, 50], [40 * k, 50]] for k in range(4)], np.float32)
+    ids = [4, 5, 8, 7]  # K5 K6 K9 K8
+    monkeypatch.setattr(Brightness, "detect", lambda self, image: TileDetections(quads, ids, [0.9, 0.9, 0.2, 0.9]))
+    assert main(["read", photo(tmp_path, "a.png", 150)]) == 0
+    out = capsys.readouterr().out
+    assert "run 26: K5 K6 K7? K8" in out
+    assert "as read: the black 5-9 run is not consecutive" in out
+    assert "K7? inferred from its set; the model read K9 (score 0.20)" in out
+
+
 def test_rules_choose_the_joker_penalty(tmp_path, stand_in, capsys, monkeypatch):
     monkeypatch.setattr(Brightness, "detect", lambda self, image: TileDetections(
         np.array([[[0, 0], [30, 0], [30, 40], [0, 40]]], np.float32), [52], [0.9]))

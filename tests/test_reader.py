@@ -135,7 +135,8 @@ def test_a_doubtful_tile_in_an_invalid_set_is_inferred_and_marked(table, doubtfu
     d = reading.detections
     assert d.codes[doubtful] == expected and d.inferred[doubtful]
     assert reading.sets[0].valid
-    # the model's own reading is kept, unchanged
+    # the model's own reading is kept, unchanged, and so is the verdict on it
+    assert not reading.sets[0].as_read.valid and reading.sets[0].as_read.problem
     assert reading.model_detections.codes == table.split() and not reading.model_detections.inferred.any()
     assert reading.to_json()["tiles"][doubtful]["inferred"] is True
     assert sum(t["inferred"] for t in reading.to_json()["tiles"]) == 1
@@ -151,14 +152,15 @@ def test_a_doubtful_tile_in_an_invalid_set_is_inferred_and_marked(table, doubtfu
 def test_nothing_is_inferred_without_a_single_clear_answer(table, scores):
     reading = read(table, scores=scores)
     assert not reading.detections.inferred.any()
+    assert all(s.as_read is None for s in reading.sets)
     assert reading.detections.codes == table.split()
 
 
 def test_inference_threshold_comes_from_the_options():
-    det = lay_out("K5 K6 K9 K8", {2: 0.6})
+    det = lay_out("K5 K6 K9 K8", {2: 0.45})
     image = np.zeros((300, 300, 3), np.uint8)
-    assert not TableReader(StandIn(det)).read(image).detections.inferred.any()
-    strict = TableReader(StandIn(det), ReaderOptions(infer_below=0.7)).read(image)
+    assert not TableReader(StandIn(det)).read(image).detections.inferred.any()  # default: below 0.4
+    strict = TableReader(StandIn(det), ReaderOptions(infer_below=0.5)).read(image)
     assert strict.detections.codes[2] == "K7" and strict.detections.inferred[2]
 
 

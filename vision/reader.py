@@ -28,16 +28,21 @@ class ReaderOptions:
     """Rules to judge sets by, when the rules may suggest a tile, and how sets are found."""
 
     rules: RuleOptions = field(default_factory=RuleOptions)
-    infer_below: float = 0.5  # a tile read with a lower score may be inferred from its set
+    infer_below: float = 0.4  # a tile read with a lower score may be inferred from its set
     geometry: GeometryOptions = field(default_factory=GeometryOptions)
 
 
 @dataclass(frozen=True)
 class SetReading:
-    """One line of tiles on the table: which tiles (indices into the reading) and the verdict."""
+    """One line of tiles on the table: which tiles (indices into the reading) and the verdict.
+
+    ``as_read`` is the verdict on the tiles as the model read them, kept when a
+    tile of the set was inferred (the set may be valid only thanks to it).
+    """
 
     indices: list[int]
     verdict: SetVerdict
+    as_read: SetVerdict | None = None
 
     @property
     def valid(self) -> bool:
@@ -128,28 +133,28 @@ class TableReader:
         for line in lines:
             indices = list(range(start, start + len(line)))
             start += len(line)
-            sets.append(SetReading(indices, self._judge(read, indices)))
+            sets.append(SetReading(indices, *self._judge(read, indices)))
         total = rack_value(read.tiles, o.rules)
         return TableReading(read, sets, total, found)
 
-    def _judge(self, read: TileDetections, indices: list[int]) -> SetVerdict:
-        """The set's verdict, after inferring its one doubtful tile when the rules point to one."""
+    def _judge(self, read: TileDetections, indices: list[int]) -> tuple[SetVerdict, SetVerdict | None]:
+        """(the set's verdict, the verdict as read when its one doubtful tile was inferred, else None)."""
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
         verdict = analyse_set(tiles, self.options.rules)
         if verdict.valid or len(tiles) < 3:
-            return verdict
+            return verdict, None
         doubtful = [k for k, i in enumerate(indices) if read.scores[i] < self.options.infer_below]
         if len(doubtful) != 1:
-            return verdict
+            return verdict, None
         k = doubtful[0]
         candidates = suggest_missing(tiles[:k] + [None] + tiles[k + 1:], self.options.rules)
         guess = _likely(tiles[k], candidates, lambda t: analyse_set(tiles[:k] + [t] + tiles[k + 1:], self.options.rules))
         if guess is None:
-            return verdict
+            return verdict, None
         read.class_ids[indices[k]] = guess.index
         read.inferred[indices[k]] = True
         tiles[k] = guess
-        return analyse_set(tiles, self.options.rules)
+        return analyse_set(tiles, self.options.rules), verdict
 
 
 def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
