@@ -95,14 +95,22 @@ def test_thumbnail_is_small_grey_and_keeps_the_aspect():
 # -- the stabiliser ------------------------------------------------------------------------
 
 
-def test_nothing_is_published_before_min_votes_of_still_frames():
-    stab = TableStabiliser(min_votes=3)
+def test_two_unanimous_still_frames_publish_the_table():
+    stab = TableStabiliser(min_votes=3, quick_votes=2)
     views = feed(stab, [(thumb(80), reading(TABLE_A))] * 4)
-    # frame 1 has nothing to compare with (moving); 2, 3, 4 are still and vote
-    assert [v.version for v in views] == [0, 0, 0, 1]
+    # frame 1 has nothing to compare with (moving); frames 2 and 3 are still, agree and vote
+    assert [v.version for v in views] == [0, 0, 1, 1]
     assert [v.stable for v in views] == [False, True, True, True]
     assert format_table(views[-1].tables) == TABLE_A
     assert views[-1].uncertain == []
+
+
+def test_frames_that_disagree_wait_for_min_votes():
+    stab = TableStabiliser(min_votes=4, quick_votes=2)
+    misread = "R1 R2 R3 | K7 B7 K7"
+    views = feed(stab, [(thumb(80), reading(r)) for r in [TABLE_A, TABLE_A, misread, TABLE_A, TABLE_A]])
+    assert [v.version for v in views] == [0, 0, 0, 0, 1]
+    assert format_table(views[-1].tables) == TABLE_A
 
 
 def test_readings_of_moving_frames_are_not_counted():
@@ -171,6 +179,19 @@ def test_tiles_lost_under_a_resting_hand_are_believed_only_after_drop_seconds():
     assert versions[2] == 1
     assert set(versions[4:23]) == {1}  # under a second: still the full table
     assert versions[-1] == 2 and format_table(views[-1].tables) == "R5 | K7 B7 O7"
+
+
+def test_a_held_back_loss_is_published_when_due_even_after_the_votes_are_done():
+    full = "R1 R2 R3 R4 R5 | K7 B7 O7"
+    stab = TableStabiliser(min_votes=2, max_votes=3, drop_seconds=1.0)
+    covered = reading(full, drop=((0, 0), (0, 1), (0, 2), (0, 3)))
+    frames = [(thumb(80), reading(full))] * 3 + [(HAND, None)]
+    views = feed(stab, frames)
+    for i in range(30):  # the live loop reads only while the stabiliser wants it
+        views.append(stab.update(thumb(120), covered if stab.wants_reading else None, now=(4 + i) * 0.05))
+    assert stab.votes == 3
+    versions = [v.version for v in views]
+    assert set(versions[3:23]) == {1} and versions[-1] == 2
 
 
 def test_wants_reading_stops_after_max_votes_until_something_moves():
@@ -299,7 +320,7 @@ def test_process_replays_a_slideshow_through_the_camera_path(tmp_path):
     reader = FakeReader({60: TABLE_A, 120: TABLE_B})
     live = LiveTable(FolderSource(tmp_path, seconds_per_image=0.5, fps=10, loop=False), reader)
     versions = [live.process(f.image, index=f.index).version for f in live.source.frames()]
-    assert versions == [0, 0, 0, 1, 1] + [1, 1, 1, 2, 2]
+    assert versions == [0, 0, 1, 1, 1] + [1, 1, 2, 2, 2]
     assert reader.calls == 8  # not on the two frames where the picture changed
     state = live.state()
     assert state.version == 2 and format_table(state.tables) == TABLE_B

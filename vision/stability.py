@@ -138,6 +138,7 @@ class TableStabiliser:
         changed pixels (against the previous frame, or against the first still
         frame of the window, which catches slow pushes).
     min_votes: still frames read before a new table is published.
+    quick_votes: fewer frames that suffice when they all read every tile alike.
     max_votes: after this many votes in a still window, :attr:`wants_reading`
         is False: nothing new to learn until something moves.
     score_threshold / agreement_threshold: below these a tile is uncertain.
@@ -154,6 +155,7 @@ class TableStabiliser:
         pixel_threshold: int = 25,
         motion_threshold: float = 0.01,
         min_votes: int = 3,
+        quick_votes: int = 2,
         max_votes: int = 12,
         keep_frames: int = 6,
         score_threshold: float = 0.6,
@@ -168,6 +170,7 @@ class TableStabiliser:
         self.pixel_threshold = pixel_threshold
         self.motion_threshold = motion_threshold
         self.min_votes = min_votes
+        self.quick_votes = min(max(1, quick_votes), min_votes)
         self.max_votes = max_votes
         self.keep_frames = max(1, keep_frames)
         self.score_threshold = score_threshold
@@ -190,6 +193,7 @@ class TableStabiliser:
         self._window_start = now
         self._published_here = False  # a table was published from this window
         self._pending: tuple | None = None  # a changed key waiting for confirmation
+        self._held: tuple | None = None  # a voted table with many tiles lost, waiting for drop_seconds
         self._tag: Any = None
 
     @property
@@ -200,7 +204,7 @@ class TableStabiliser:
     @property
     def wants_reading(self) -> bool:
         """Whether the next still frame is worth running the model on."""
-        return self._votes < self.max_votes
+        return self._votes < self.max_votes or self._pending is not None
 
     def is_moving(self, thumb: np.ndarray) -> bool:
         """Would ``thumb`` count as movement?  (Does not change the state.)"""
@@ -331,6 +335,8 @@ class TableStabiliser:
                 self._add(reading)
             self._tag = tag
             self._maybe_publish(now)
+        elif self._held is not None:  # no new votes, but the held-back table may now be due
+            self._publish(*self._held, now)
         return self._set_stable(True)
 
     def _set_stable(self, stable: bool) -> StableView:
@@ -338,22 +344,31 @@ class TableStabiliser:
             self._view = replace(self._view, stable=stable)
         return self._view
 
+    def _unanimous(self) -> bool:
+        return all(t.hits == self._votes and len(t.counts) == 1 for t in self._tracks)
+
     def _maybe_publish(self, now: float) -> None:
-        if self._votes < self.min_votes:
+        if self._votes < self.quick_votes or (self._votes < self.min_votes and not self._unanimous()):
             return
         reading, uncertain = self._voted(self._consensus())
         key = table_key(reading)
+        self._held = None
         if key == self._key:
             self._pending = None
             return
         if self._published_here and self._pending != key:
             self._pending = key  # a late swing of the vote must hold for two frames
             return
+        self._publish(reading, uncertain, key, now)
+
+    def _publish(self, reading: Any, uncertain: list[int], key: tuple, now: float) -> None:
         old, new = (len(self._key[1]) if self._key else 0), len(key[1])
         lost = old - new
         if lost >= 3 and lost > self.drop_fraction * old and now - self._window_start < self.drop_seconds:
-            return  # probably a hand resting on the tiles: wait before believing it
-        self._key, self._pending, self._published_here = key, None, True
+            # probably a hand resting on the tiles: believe it once it has lasted drop_seconds
+            self._held = (reading, uncertain, key)
+            return
+        self._key, self._pending, self._held, self._published_here = key, None, None, True
         self._view = StableView(
             version=self._view.version + 1,
             reading=reading,
