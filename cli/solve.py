@@ -1,0 +1,59 @@
+"""``rummikub-companion solve``: the best move from a table and a rack.
+
+    rummikub-companion solve --table "R1 R2 R3, K5 B5 O5" --rack "R4 J K9" --json
+
+Exit 0 with the move (count 0 and the table unchanged when no rack tile can
+be played), exit 2 with a message naming the problem on unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rules.options import VARIANTS, find_variant
+from rules.solver import OBJECTIVES, Solution, solve
+from rules.tiles import NotationError, RuleError, format_table, format_tiles, parse_table, parse_tiles
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "solve",
+        help="the most tiles (or points) a rack can put on a table",
+        description="Find the best move: the most rack tiles (or points) that can be laid, "
+        "with the whole table rearranged as little as possible.",
+    )
+    p.add_argument("--table", default="", help='table sets, e.g. "R1 R2 R3, K5 B5 O5" (| or , between sets)')
+    p.add_argument("--rack", required=True, help='rack tiles, e.g. "R4 J K9"')
+    p.add_argument("--objective", choices=OBJECTIVES, default="tiles", help="most tiles (default) or most points")
+    p.add_argument(
+        "--initial", nargs="?", type=int, const=-1, default=None, metavar="N",
+        help="initial meld: new sets from the rack only, worth at least N (default: the rules' threshold)",
+    )
+    p.add_argument("--rules", default="sabra", metavar="NAME", help=f"rule set: {', '.join(VARIANTS)} (default sabra)")
+    p.add_argument("--json", action="store_true", help="print JSON: count, value, placed, sets")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        options = find_variant(args.rules)
+        table = parse_table(args.table)
+        rack = parse_tiles(args.rack)
+        initial = options.initial_meld if args.initial == -1 else args.initial
+        solution = solve(table, rack, objective=args.objective, initial=initial, options=options)
+    except (NotationError, RuleError, ValueError) as exc:
+        print(f"rummikub-companion solve: {exc}", file=sys.stderr)
+        return 2
+    if solution is None:  # nothing can be played: the table stays as it is
+        solution = Solution(count=0, value=0, placed=[], sets=[list(s) for s in table])
+    if args.json:
+        print(json.dumps(solution.to_dict()))
+    elif solution.count == 0:
+        print("No move: no rack tile can be played" + (f" in an initial meld of {initial}+" if initial else "") + ".")
+    else:
+        print(f"Play {solution.count} tile{'s' if solution.count != 1 else ''} "
+              f"({solution.value} point{'s' if solution.value != 1 else ''}): {format_tiles(solution.placed)}")
+        print(f"Table: {format_table(solution.sets)}")
+    return 0

@@ -1,0 +1,493 @@
+"""The move solver: the most a player can put down, and a legal layout of given tiles.
+
+This is the integer program of den Hertog and Hulshof (2006).  Every set a
+player could lay (runs of 3-5 tiles, groups of 3-4, at most two jokers each)
+is a column ``x_j`` counting how often it is laid; for each tile face the
+sets laid must hold every table tile and at most the rack tiles on top:
+
+    t_i <= sum_j s_ij x_j <= t_i + r_i
+
+so the rack tiles played are ``y_i = sum_j s_ij x_j - t_i`` and need no
+variables of their own.  Longer runs never need a column: a run of 6 or more
+splits into runs of 3-5.  HiGHS (``highspy``) solves the program exactly.
+
+Objectives, one after the other (weights keep them strictly ordered):
+
+1. the chosen one: ``"tiles"`` (most rack tiles) or ``"value"`` (most
+   points: the table's value after the move minus before, a joker counting
+   as the tile it stands for, as in the initial-meld rule of seed 004_*);
+2. keep the table as it lies: every table set that stays together (as it is
+   or with tiles added at its ends) earns its size, so the suggestion is easy
+   to lay out by hand;
+3. the other measure (with ``"tiles"``: the face value of the tiles played;
+   with ``"value"``: how many tiles).
+
+Jokers are treated as free tiles: the program may move a table joker to
+another set, which the rules allow only by replacing it (seed 004_* "The
+Joker"); the rule options on retrieved jokers are not modelled.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations
+from typing import Iterable, Sequence
+
+import highspy
+import numpy as np
+
+from rules.options import RuleOptions
+from rules.sets import analyse_set
+from rules.tiles import JOKER, JOKER_INDEX, STANDARD, XP, Color, Tile, TileSet, format_tiles
+
+OBJECTIVES = ("tiles", "value")
+_FACES = JOKER_INDEX + 1  # 52 number faces and the joker
+_DEFAULT = RuleOptions()
+
+
+@dataclass
+class Solution:
+    """A move: the rack tiles played and the whole table after it.
+
+    ``value`` is the table's value after the move minus its value before, a
+    joker counting as the tile it stands for; with the table untouched it is
+    the value of the tiles put down.  ``kept`` counts table sets left
+    together (unchanged or only added to).
+    """
+
+    count: int
+    value: int
+    placed: list[Tile]
+    sets: list[list[Tile]]
+    kept: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "count": self.count,
+            "value": self.value,
+            "placed": [t.code for t in self.placed],
+            "sets": [[t.code for t in s] for s in self.sets],
+        }
+
+
+def tile_box(options: RuleOptions | None = None) -> TileSet:
+    """The box the options play with: 106 tiles or the 160-tile XP set."""
+    return XP if (options or _DEFAULT).tile_set == "xp" else STANDARD
+
+
+def solve(
+    table: Sequence[Sequence[Tile]],
+    rack: Sequence[Tile],
+    *,
+    objective: str = "tiles",
+    initial: int | None = None,
+    options: RuleOptions | None = None,
+) -> Solution | None:
+    """The best move from ``rack`` onto ``table``, or None when no rack tile can be played.
+
+    With ``initial=N`` the move is an initial meld: new sets from rack tiles
+    only, together worth at least N, the table left as it is.  Raises
+    RuleError for an invalid table set (named) or more copies of a tile than
+    the box holds.
+    """
+    o = options or _DEFAULT
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r} (use {' or '.join(OBJECTIVES)})")
+    if initial is not None and (isinstance(initial, bool) or not isinstance(initial, int) or initial < 0):
+        raise ValueError(f"initial meld threshold must be a whole number >= 0, not {initial!r}")
+    table = [list(s) for s in table]
+    rack = list(rack)
+    _check_tiles(table, rack, o)
+    if not rack:
+        return None
+
+    cat = _catalogue(o.one_high, 2 if o.two_jokers_in_set else 1)
+    table_counts = _counts(t for s in table for t in s)
+    rack_counts = _counts(rack)
+    before = sum(analyse_set(s, o).value or 0 for s in table)
+    n_table = int(table_counts.sum())
+
+    if initial is not None:
+        # new sets from the rack alone; the table stays exactly as it lies
+        model = _Model(cat, avail=rack_counts, low=np.zeros(_FACES, int))
+        model.add_row("size", lower=1)
+        model.add_row("value", lower=initial)
+        kept_sets: list[list[Tile]] = [_natural(s, o) for s in table]
+        kept = len(table)
+        placed_offset = 0
+    else:
+        model = _Model(cat, avail=table_counts + rack_counts, low=table_counts)
+        _add_keep_columns(model, table, o)
+        model.add_row("size", lower=n_table + 1)
+        kept_sets, kept = [], 0
+        placed_offset = n_table
+
+    faces_played_max = sum(t.number or 0 for t in rack)
+    if objective == "tiles":
+        primary, third, third_max = "size", "face", faces_played_max
+    else:
+        primary, third, third_max = "value", "size", len(rack)
+    chosen = model.solve(primary, third, third_max)
+    if chosen is None:
+        return None
+
+    sets, kept_now = model.layout(chosen)
+    after = kept_sets + sets
+    placed = sorted((Counter(t for s in after for t in s) - Counter(t for s in table for t in s)).elements())
+    count = int(sum(model.size[j] * x for j, x in chosen.items())) - placed_offset
+    value = int(sum(model.value[j] * x for j, x in chosen.items()))
+    value = value - before if initial is None else value
+    assert count == len(placed), "solver layout does not match its own count"
+    return Solution(count=count, value=value, placed=placed, sets=after, kept=kept + kept_now)
+
+
+def arrange(
+    tiles: Iterable[Tile],
+    options: RuleOptions | None = None,
+    *,
+    like: Sequence[Sequence[Tile]] | None = None,
+) -> list[list[Tile]] | None:
+    """A legal table made of exactly ``tiles``, or None if there is none.
+
+    ``like`` is a layout to stay close to (for example the illegal table a
+    turn left behind): its valid sets are kept whole where possible.
+    """
+    o = options or _DEFAULT
+    tiles = list(tiles)
+    _check_tiles([], tiles, o)
+    if not tiles:
+        return []
+    counts = _counts(tiles)
+    cat = _catalogue(o.one_high, 2 if o.two_jokers_in_set else 1)
+    model = _Model(cat, avail=counts, low=counts)
+    like = [list(s) for s in like or () if analyse_set(list(s), o).valid]
+    _add_keep_columns(model, like, o, extend=False)
+    chosen = model.solve(None, None, 0)
+    if chosen is None:
+        return None
+    sets, _ = model.layout(chosen)
+    return sets
+
+
+def suggest_rearrangement(
+    before: Sequence[Sequence[Tile]],
+    after: Sequence[Sequence[Tile]],
+    options: RuleOptions | None = None,
+) -> list[list[Tile]] | None:
+    """After an illegal turn: a legal layout of the tiles now on the table, or None.
+
+    Sets that are valid in ``after`` (or were on the table ``before``) are
+    kept whole where possible.
+    """
+    tiles = [t for s in after for t in s]
+    return arrange(tiles, options, like=[*after, *before])
+
+
+# --- checks -----------------------------------------------------------------
+
+
+def _check_tiles(table: list[list[Tile]], rack: list[Tile], o: RuleOptions) -> None:
+    from rules.tiles import RuleError
+
+    for t in [*(t for s in table for t in s), *rack]:
+        if not isinstance(t, Tile):
+            raise TypeError(f"expected tiles, got {t!r}")
+    tile_box(o).check_counts([*(t for s in table for t in s), *rack])
+    for i, s in enumerate(table, 1):
+        verdict = analyse_set(s, o)
+        if not verdict.valid:
+            raise RuleError(f"table set {i} ({format_tiles(s)}) is not valid: {verdict.problem}")
+
+
+def _counts(tiles: Iterable[Tile]) -> np.ndarray:
+    c = np.zeros(_FACES, dtype=np.int64)
+    for t in tiles:
+        c[t.index] += 1
+    return c
+
+
+# --- the candidate sets -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Catalogue:
+    """Every candidate set once (as a multiset), with its best reading laid out in order."""
+
+    S: np.ndarray  # (n, 53) copies of each face in each set
+    size: np.ndarray
+    value: np.ndarray  # jokers as the tiles they stand for, best reading
+    face: np.ndarray  # face value of the number tiles only
+    layout: tuple[tuple[Tile, ...], ...]  # natural order, JOKER at its place
+
+
+@lru_cache(maxsize=8)
+def _catalogue(one_high: bool, jokers_per_set: int) -> _Catalogue:
+    best: dict[tuple[tuple[int, ...], int], tuple[int, tuple[Tile, ...]]] = {}
+
+    def add(meant: tuple[Tile, ...], value: int) -> None:
+        for k in range(jokers_per_set + 1):
+            for spots in combinations(range(len(meant)), k):
+                if k == len(meant):
+                    continue
+                shown = tuple(JOKER if i in spots else t for i, t in enumerate(meant))
+                key = (tuple(sorted(t.index for t in shown if not t.is_joker)), k)
+                if key not in best or value > best[key][0]:
+                    best[key] = (value, shown)
+
+    top = 14 if one_high else 13
+    for colour in Color:
+        for length in range(3, 6):
+            for start in range(1, top - length + 2):
+                nums = range(start, start + length)
+                meant = tuple(Tile(colour, 1 if n == 14 else n) for n in nums)
+                add(meant, sum(1 if n == 14 else n for n in nums))
+    for number in range(1, 14):
+        for size in (3, 4):
+            for colours in combinations(Color, size):
+                add(tuple(Tile(c, number) for c in colours), number * size)
+
+    keys = sorted(best)
+    S = np.zeros((len(keys), _FACES), dtype=np.int64)
+    value = np.zeros(len(keys), dtype=np.int64)
+    face = np.zeros(len(keys), dtype=np.int64)
+    layouts = []
+    for j, key in enumerate(keys):
+        naturals, k = key
+        S[j, list(naturals)] = 1
+        S[j, JOKER_INDEX] = k
+        value[j], shown = best[key]
+        face[j] = sum(i % 13 + 1 for i in naturals)
+        layouts.append(shown)
+    for a in (S, value, face):
+        a.setflags(write=False)
+    return _Catalogue(S, S.sum(1), value, face, tuple(layouts))
+
+
+def _natural(tiles: Sequence[Tile], o: RuleOptions) -> list[Tile]:
+    """A valid set in natural order: runs ascending, groups by colour, jokers in their place."""
+    pairs = _pairs(tiles, o)
+    return list(tiles) if pairs is None else [shown for shown, _ in pairs]
+
+
+def _reading(s: Sequence[Tile], o: RuleOptions) -> tuple[Tile, ...] | None:
+    """What each tile of a valid set means: the reading that agrees with how the tiles lie, else the most valuable."""
+    verdict = analyse_set(list(s), o)
+    if not verdict.readings:
+        return None
+    laid = [r for r, ok in zip(verdict.readings, verdict.laid) if ok]
+    return laid[0] if laid else max(verdict.readings, key=_reading_value)
+
+
+def _reading_value(reading: Sequence[Tile]) -> int:
+    return sum(t.number for t in reading)
+
+
+def _place(meant: Tile, reading: Sequence[Tile]) -> tuple[int, int]:
+    if len({t.color for t in reading}) == 1:  # a run; a '1' after 13 is high
+        high = any(t.number == 13 for t in reading)
+        n = 14 if meant.number == 1 and high else meant.number
+        return (n, 0)
+    return (int(meant.color), 0)
+
+
+# --- the integer program ----------------------------------------------------
+
+
+class _Model:
+    """The candidate columns that fit the tiles at hand, their rows, and the HiGHS call.
+
+    Catalogue columns come first; columns for kept table sets are added after
+    them and belong to a cap (how many copies of that set lay on the table).
+    """
+
+    def __init__(self, cat: _Catalogue, avail: np.ndarray, low: np.ndarray) -> None:
+        self.avail, self.low = avail, low
+        idx = np.flatnonzero((cat.S <= avail).all(axis=1))
+        self.S = cat.S[idx]
+        self.size = cat.size[idx]
+        self.value = cat.value[idx]
+        self.face = cat.face[idx]
+        self.layouts = [cat.layout[j] for j in idx]
+        self.group = np.full(len(idx), -1)
+        self.reward = np.zeros(len(idx), dtype=np.int64)
+        self.caps: list[int] = []
+        self.rows: list[tuple[str, float, float]] = []
+        self._extra: list[tuple[np.ndarray, int, int, int, int, int]] = []
+
+    @property
+    def n(self) -> int:
+        return len(self.size)
+
+    def add_column(self, tiles: Sequence[Tile], value: int, reward: int, group: int) -> None:
+        """A kept (or grown) table set; skipped when the tiles at hand cannot make it."""
+        counts = _counts(tiles)
+        if (counts <= self.avail).all():
+            self._extra.append((counts, len(tiles), value, sum(t.number or 0 for t in tiles), reward, group))
+            self.layouts.append(tuple(tiles))
+
+    def close(self) -> None:
+        """Fold the added columns into the arrays (once, after the last add_column)."""
+        if self._extra:
+            counts, size, value, face, reward, group = zip(*self._extra)
+            self.S = np.vstack([self.S, np.array(counts)])
+            self.size = np.append(self.size, size)
+            self.value = np.append(self.value, value)
+            self.face = np.append(self.face, face)
+            self.reward = np.append(self.reward, reward)
+            self.group = np.append(self.group, group)
+            self._extra = []
+
+    def add_row(self, coeffs: str, lower: float = -np.inf, upper: float = np.inf) -> None:
+        """A bound on one of the column measures ("size" or "value") summed over the sets laid."""
+        self.rows.append((coeffs, lower, upper))
+
+    def solve(self, primary: str | None, third: str | None, third_max: int) -> dict[int, int] | None:
+        """Column -> copies laid, for the best lexicographic objective; None if infeasible.
+
+        ``primary`` and ``third`` name column measures ("size", "value", "face").
+        """
+        self.close()
+        zero = np.zeros(self.n, dtype=np.int64)
+        w2 = third_max + 1
+        most_kept = sum(cap * int(self.reward[self.group == g].max(initial=0)) for g, cap in enumerate(self.caps))
+        w1 = (most_kept + 1) * w2
+        cost = w1 * (getattr(self, primary) if primary else zero) + w2 * self.reward
+        cost = cost + (getattr(self, third) if third else zero)
+
+        faces = np.flatnonzero(self.avail)
+        blocks = [self.S[:, faces].T]
+        lo = [self.low[faces].astype(float)]
+        hi = [self.avail[faces].astype(float)]
+        for measure, a, b in self.rows:
+            blocks.append(getattr(self, measure)[None, :])
+            lo.append(np.array([a], float))
+            hi.append(np.array([b], float))
+        if self.caps:
+            blocks.append((self.group[None, :] == np.arange(len(self.caps))[:, None]).astype(np.int64))
+            lo.append(np.full(len(self.caps), -np.inf))
+            hi.append(np.array(self.caps, float))
+        A = np.vstack(blocks)
+        safe = np.maximum(self.S, 1)
+        ub = np.where(self.S > 0, self.avail[None, :] // safe, np.iinfo(np.int64).max).min(axis=1)
+        return _run_highs(cost, ub.astype(float), A, np.concatenate(lo), np.concatenate(hi))
+
+    def layout(self, chosen: dict[int, int]) -> tuple[list[list[Tile]], int]:
+        """Sets in laying-out order: kept table sets in table order, then new sets."""
+        kept: dict[int, list[list[Tile]]] = {}
+        new: list[list[Tile]] = []
+        for j in sorted(chosen):
+            for _ in range(chosen[j]):
+                g = int(self.group[j])
+                (kept.setdefault(g, []) if g >= 0 else new).append(list(self.layouts[j]))
+        out = [s for g in sorted(kept) for s in kept[g]]
+        return out + new, len(out)
+
+
+def _add_keep_columns(model: _Model, table: Sequence[Sequence[Tile]], o: RuleOptions, extend: bool = True) -> None:
+    """Columns for each table set kept whole, or with one or two tiles added (capped by its copies)."""
+    copies = Counter(tuple(sorted(t.index for t in s)) for s in table)
+    seen: set[tuple[int, ...]] = set()
+    for s in table:
+        key = tuple(sorted(t.index for t in s))
+        if key in seen:
+            continue
+        seen.add(key)
+        g = len(model.caps)
+        model.caps.append(copies[key])
+        pairs = _pairs(s, o)
+        if pairs is None:  # only jokers: keep it as it lies
+            model.add_column(list(s), analyse_set(s, o).value or 0, len(s), g)
+            continue
+        model.add_column([shown for shown, _ in pairs], _pairs_value(pairs), len(s), g)
+        for grown in _extensions(pairs, o) if extend else ():
+            model.add_column([shown for shown, _ in grown], _pairs_value(grown), len(s), g)
+
+
+def _pairs(tiles: Sequence[Tile], o: RuleOptions) -> list[tuple[Tile, Tile]] | None:
+    """(tile as shown, tile it means) in natural order; None for a set of jokers only."""
+    reading = _reading(tiles, o)
+    if reading is None:
+        return None
+    return sorted(zip(tiles, reading), key=lambda p: _place(p[1], reading))
+
+
+def _pairs_value(pairs: Sequence[tuple[Tile, Tile]]) -> int:
+    return sum(meant.number for _, meant in pairs)
+
+
+def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions) -> list[list[tuple[Tile, Tile]]]:
+    """The set with one or two tiles added: at a run's ends, or a group's missing colours.
+
+    Built from what each tile means, so every result is a valid set by construction.
+    """
+    jokers_allowed = o.max_jokers if o.two_jokers_in_set else 1
+    out: dict[tuple[int, ...], list[tuple[Tile, Tile]]] = {}
+    frontier = [base]
+    for _ in range(2):
+        nxt = []
+        for pairs in frontier:
+            meant = [m for _, m in pairs]
+            jokers = sum(shown.is_joker for shown, _ in pairs)
+            if len({m.color for m in meant}) == 1:  # a run: the next number at either end
+                colour, numbers = meant[0].color, [_place(m, meant)[0] for m in meant]
+                ends = []
+                if numbers[0] > 1:
+                    ends.append((0, Tile(colour, numbers[0] - 1)))
+                if numbers[-1] < 13 or (o.one_high and numbers[-1] == 13 and numbers[0] > 1):
+                    ends.append((len(pairs), Tile(colour, numbers[-1] % 13 + 1)))
+            else:  # a group: a missing colour, laid in colour order
+                have = {m.color for m in meant}
+                ends = [] if len(pairs) >= 4 else [
+                    (sum(m.color < c for m in meant), Tile(c, meant[0].number)) for c in Color if c not in have
+                ]
+            for at, new in ends:
+                for shown in (new, JOKER) if jokers < jokers_allowed else (new,):
+                    grown = [*pairs[:at], (shown, new), *pairs[at:]]
+                    key = tuple(sorted(t.index for t, _ in grown))
+                    if key not in out:
+                        out[key] = grown
+                        nxt.append(grown)
+        frontier = nxt
+    return list(out.values())
+
+
+def _run_highs(cost, ub, A, row_lo, row_hi) -> dict[int, int] | None:
+    n = len(cost)
+    if n == 0:
+        return None
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.5)  # every objective coefficient is whole
+    h.setOptionValue("threads", 1)
+    # presolve and the costlier root heuristics take far longer than the search itself here
+    h.setOptionValue("presolve", "off")
+    for heuristic in ("rins", "rens", "root_reduced_cost", "feasibility_jump"):
+        h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = A.shape[0]
+    lp.col_cost_ = np.asarray(cost, dtype=float)
+    lp.col_lower_ = np.zeros(n)
+    lp.col_upper_ = ub
+    lp.row_lower_ = row_lo
+    lp.row_upper_ = row_hi
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+    csc = A.T  # columns as rows
+    nz_col, nz_row = np.nonzero(csc)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.searchsorted(nz_col, np.arange(n + 1)).astype(np.int32)
+    lp.a_matrix_.index_ = nz_row.astype(np.int32)
+    lp.a_matrix_.value_ = csc[nz_col, nz_row].astype(float)
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    x = np.rint(np.asarray(h.getSolution().col_value)).astype(int)
+    return {int(j): int(x[j]) for j in np.flatnonzero(x)}
+
+
+__all__ = ["OBJECTIVES", "Solution", "arrange", "solve", "suggest_rearrangement", "tile_box"]
