@@ -191,11 +191,13 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
     if kind == "closeup":
         height = rng.uniform(140, min(300, 0.55 * short))
     elif kind == "rack":
-        height = _log_uniform(rng, 24, min(130, 0.95 * W / (style.aspect * 11)))
+        height = _log_uniform(rng, 30, min(130, 0.9 * W / (style.aspect * 11)))
     elif kind == "scatter":
-        height = _log_uniform(rng, 22, 0.2 * short)
+        height = _log_uniform(rng, 28, 0.3 * short)
+    elif rng.random() < 0.2:  # small and far away
+        height = _log_uniform(rng, 20, 50)
     else:
-        height = _log_uniform(rng, 20, min(140, 0.18 * short))
+        height = _log_uniform(rng, 50, min(220, 0.3 * short))
     if rng.random() < 0.5 and kind != "closeup":
         add_distractors(rng, canvas, occ, height, int(rng.integers(1, 4)))
     if kind == "rack":
@@ -211,9 +213,9 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
     elif kind == "closeup":
         layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(1, 7)))
     elif kind == "rows":
-        layout = rows_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(10, 110)))
+        layout = rows_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(10, 60)))
     else:
-        layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(6, 90)))
+        layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(6, 50)))
     occluders = int(rng.integers(1, 3)) if rng.random() < 0.35 else 0
     return compose(rng, canvas, layout, style, tile_height=height, homography=homography, effects=effects,
                    occluders=occluders)
