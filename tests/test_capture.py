@@ -205,6 +205,28 @@ def test_video_file_plays_paced_at_its_rate_and_loops_or_ends(tmp_path):
         capture.stop()
 
 
+def test_a_network_stream_url_is_read_through_opencv(tmp_path):
+    """A video served over HTTP on this machine stands in for an IP camera."""
+    import functools
+    import http.server
+
+    write_video(tmp_path / "cam.avi", [0, 100, 200, 100, 0])
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        source = open_source(f"http://127.0.0.1:{server.server_address[1]}/cam.avi")
+        assert source.live
+        frames = list(source.frames(limit=3))
+        assert [f.image.shape for f in frames] == [(48, 64, 3)] * 3
+        assert frames[1].image.mean() > frames[0].image.mean() + 50
+    finally:
+        server.shutdown()
+    with pytest.raises(SourceError, match="cannot open"):
+        VideoCaptureSource("http://127.0.0.1:9/none.mjpg", live=True, timeout=1).open()
+
+
 # -- a webcam that is unplugged and plugged back ------------------------------------------
 
 
@@ -217,7 +239,9 @@ class FakeCamera:
     def __init__(self, target):
         self.target = target
         self.ok = FakeCamera.plugged.is_set()
+        self.settings = {}
         FakeCamera.opened += 1
+        FakeCamera.last = self
 
     def isOpened(self):
         return self.ok
@@ -231,6 +255,7 @@ class FakeCamera:
         return 30.0
 
     def set(self, prop, value):
+        self.settings[prop] = value
         return True
 
     def release(self):
@@ -257,6 +282,18 @@ def test_camera_disconnect_is_reported_and_it_reconnects_with_backoff():
     finally:
         capture.stop()
     assert not capture.running
+
+
+def test_a_webcam_is_asked_for_1280x720_and_a_short_buffer():
+    FakeCamera.plugged.set()
+    source = VideoCaptureSource(0, live=True, capture_factory=FakeCamera)
+    source.open()
+    assert FakeCamera.last.settings == {
+        cv2.CAP_PROP_BUFFERSIZE: 1,
+        cv2.CAP_PROP_FRAME_WIDTH: 1280,
+        cv2.CAP_PROP_FRAME_HEIGHT: 720,
+    }
+    source.close()
 
 
 def test_a_camera_that_cannot_be_opened_says_so():

@@ -90,6 +90,9 @@ class VideoCaptureSource(FrameSource):
 
     ``capture_factory`` is ``cv2.VideoCapture`` unless a test swaps in a fake.
     A video file loops when ``loop`` is set so a recorded game can be replayed.
+    A webcam is asked for ``resolution`` (it may give another) and a one-frame
+    driver buffer; a stream gives up opening or reading after ``timeout`` s, so
+    a dead link is reported instead of hanging.
     """
 
     def __init__(
@@ -100,6 +103,8 @@ class VideoCaptureSource(FrameSource):
         loop: bool = False,
         capture_factory: Callable[..., object] | None = None,
         fail_limit: int = 3,
+        resolution: tuple[int, int] | None = (1280, 720),
+        timeout: float = 5.0,
     ) -> None:
         self.target = target
         self.name = f"camera {target}" if isinstance(target, int) else str(target)
@@ -107,16 +112,29 @@ class VideoCaptureSource(FrameSource):
         self.loop = loop
         self.capture_factory = capture_factory
         self.fail_limit = fail_limit
+        self.resolution = resolution
+        self.timeout = timeout
         self._cap = None
         self._fails = 0
 
     def open(self) -> None:
         self.close()
-        factory = self.capture_factory or cv2.VideoCapture
-        cap = factory(self.target)
+        if self.capture_factory is not None:
+            cap = self.capture_factory(self.target)
+        elif isinstance(self.target, str) and "://" in self.target:
+            ms = int(self.timeout * 1000)
+            params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
+            cap = cv2.VideoCapture(self.target, cv2.CAP_ANY, params)
+        else:
+            cap = cv2.VideoCapture(self.target)
         if not cap.isOpened():
             cap.release()
             raise SourceError(f"cannot open {self.name}")
+        if isinstance(self.target, int):
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # where the driver allows: no queue of old frames
+            if self.resolution:
+                cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
+                cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
         self._cap = cap
         self._fails = 0
         if not self.live:
