@@ -48,6 +48,7 @@ def label_lines(labels, size) -> str:
 
 def render_one(job: tuple[str, int, int, tuple[int, int] | None]) -> int:
     out, seed, i, size = job
+    cv2.setNumThreads(1)  # workers run side by side; OpenCV's own threads would only compete
     rng = np.random.default_rng([seed, i])
     if size is None:
         size = SIZES[rng.integers(len(SIZES))]

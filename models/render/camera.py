@@ -132,3 +132,12 @@ def resample(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     f = rng.uniform(0.4, 0.8)
     small = cv2.resize(img, (max(8, int(W * f)), max(8, int(H * f))), interpolation=cv2.INTER_AREA)
     return cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)
+
+
+def depth_of_field(rng: np.random.Generator, img: np.ndarray, tile_height: float) -> np.ndarray:
+    """A phone held close: sharp where it focused, softer towards the far edge."""
+    H, W = img.shape[:2]
+    soft = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(1.0, max(1.2, min(3.0, tile_height / 30)))))
+    ramp = np.clip((np.linspace(1, 0, H, dtype=np.float32) - rng.uniform(0.2, 0.6)) * 2.5, 0, 1)
+    mask = ramp[:, None, None]
+    return img + (soft - img) * mask

@@ -142,6 +142,8 @@ def compose(rng: np.random.Generator, canvas: np.ndarray, layout: Layout, style:
         img = camera.glare(rng, img, effects)
     if extras and rng.random() < 0.5 * effects:
         img = camera.blur(rng, img, tile_height)
+    elif extras and rng.random() < 0.3 * effects:
+        img = camera.depth_of_field(rng, img, tile_height)
     if extras and tile_height > 40 and rng.random() < 0.15 * effects:
         img = camera.resample(rng, img)
     if extras and rng.random() < 0.6 * effects:
