@@ -169,7 +169,7 @@ def hand(rng, canvas, idmap, tile_height):
     a = np.arctan2(inward[1], inward[0]) + rng.normal(0, 0.4)
     d = np.array([np.cos(a), np.sin(a)])
     palm = np.asarray(edge) + d * reach
-    pw = max(tile_height * rng.uniform(1.2, 2.5), 0.08 * min(W, H))
+    pw = min(max(tile_height * rng.uniform(1.2, 2.5), 0.08 * min(W, H)), 0.22 * min(W, H))
     cv2.line(mask, tuple(int(v) for v in np.asarray(edge) - d * pw), tuple(int(v) for v in palm), 255,
              int(pw * 1.1), cv2.LINE_AA)
     cv2.ellipse(mask, tuple(int(v) for v in palm), (int(pw * 0.7), int(pw * 0.6)), np.degrees(a), 0, 360, 255, -1,
@@ -187,7 +187,7 @@ def hand(rng, canvas, idmap, tile_height):
 
 def cup(rng, canvas, idmap, tile_height):
     H, W = canvas.shape[:2]
-    r = tile_height * rng.uniform(0.8, 2.5)
+    r = min(tile_height * rng.uniform(0.8, 2.5), 0.2 * min(W, H))
     c = rng.uniform((0, 0), (W, H))
     mask = np.zeros((H, W), np.uint8)
     cv2.circle(mask, (int(c[0]), int(c[1])), int(r), 255, -1, cv2.LINE_AA)
