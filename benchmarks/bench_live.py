@@ -7,7 +7,7 @@ Uses the real tile model when ``models/`` holds it (or ``--model-dir``);
 otherwise says so and measures the pipeline minus the network: capture thread,
 newest-frame slot, thumbnails, motion gate, voting, regrouping and judging the
 sets with the reader, and the JPEGs of the state, with a stand-in model that
-returns a fixed 40-tile table.
+returns a fixed 34- or 37-tile table.
 
 Figures:
   * read every frame: frames/s when the model runs on every still frame (the
