@@ -68,6 +68,7 @@ class Style:
     numeral_height: float = 0.42        # numeral cap height / face height
     numeral_width: float = 1.0          # horizontal stretch of the numeral
     numeral_y: float = 0.40             # numeral centre / face height
+    weight: float = 0.0                 # stroke thickening (+) or thinning (-) / numeral height
     recess: bool = True                 # lighter disc behind the numeral (classic tiles)
     mark: str = "logo"                  # small mark below the numeral: tells 6 from 9
     underline_69: bool = False          # some editions underline 6 and 9
@@ -80,7 +81,7 @@ class Style:
     @property
     def key(self) -> tuple:
         return (self.name, self.face, self.inks, self.font, self.numeral_height, self.numeral_width,
-                self.numeral_y, self.recess, self.mark, self.underline_69, self.joker, self.aspect,
+                self.numeral_y, self.weight, self.recess, self.mark, self.underline_69, self.joker, self.aspect,
                 self.rim, self.corner)
 
 
@@ -145,6 +146,7 @@ def random_style(rng: np.random.Generator, edition: str | None = None) -> Style:
         numeral_height=float(np.clip(base.numeral_height * rng.uniform(0.85, 1.15), 0.26, 0.6)),
         numeral_width=float(rng.uniform(0.85, 1.15)),
         numeral_y=float(base.numeral_y + rng.uniform(-0.03, 0.03)),
+        weight=float(rng.choice([0.0, 0.0, rng.uniform(-0.02, -0.01), rng.uniform(0.015, 0.05)])),
         recess=base.recess if rng.random() < 0.8 else not base.recess,
         mark=base.mark if rng.random() < 0.6 else str(rng.choice(MARKS)),
         underline_69=base.underline_69 if rng.random() < 0.8 else not base.underline_69,

@@ -103,7 +103,7 @@ def _paint(img: np.ndarray, mask: np.ndarray, x: int, y: int, color) -> None:
 
 
 def _text(img: np.ndarray, font: str, text: str, cx: float, cy: float, height: float, max_width: float,
-          stretch: float, color) -> tuple[int, int, int, int]:
+          stretch: float, color, weight: float = 0.0) -> tuple[int, int, int, int]:
     """Draw ``text`` centred at (cx, cy), ``height`` tall; returns its box (x0, y0, x1, y1)."""
     mask = glyph_mask(font, text)
     gh, gw = mask.shape
@@ -112,6 +112,10 @@ def _text(img: np.ndarray, font: str, text: str, cx: float, cy: float, height: f
     if w > max_width:
         w = max(2, int(max_width))
     small = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA)
+    k = int(round(abs(weight) * h))
+    if k >= 1:  # heavier or lighter strokes than the font's own
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+        small = cv2.dilate(small, kernel) if weight > 0 else cv2.erode(small, kernel)
     x, y = int(round(cx - w / 2)), int(round(cy - h / 2))
     _paint(img, small, x, y, color)
     return x, y, x + w, y + h
@@ -208,7 +212,7 @@ def tile_face(style: Style, tile_index: int, height: int) -> tuple[np.ndarray, n
     else:
         ink = style.inks[int(tile.color)]
         box = _text(img, style.font, str(tile.number), width / 2, style.numeral_y * height,
-                    style.numeral_height * height, 0.86 * width, style.numeral_width, ink)
+                    style.numeral_height * height, 0.86 * width, style.numeral_width, ink, style.weight)
         if tile.number in (6, 9) and (style.underline_69 or style.mark == "none"):
             bar = max(1, int(round(0.035 * height)))
             y = box[3] + max(1, int(0.03 * height))
