@@ -100,7 +100,7 @@ def glare(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.ndar
         cv2.ellipse(small, c, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
     small = cv2.GaussianBlur(small, (0, 0), rng.uniform(1, 4))
     mask = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)[..., None]
-    return img + (255 - img) * np.clip(mask * rng.uniform(0.4, 1.0) * strength, 0, 0.7)
+    return img + (255 - img) * np.clip(mask * rng.uniform(0.3, 0.8) * strength, 0, 0.45)
 
 
 def blur(rng: np.random.Generator, img: np.ndarray, tile_height: float) -> np.ndarray:
