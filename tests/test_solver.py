@@ -1,0 +1,337 @@
+"""The move solver: hand-checked moves from the rule texts, agreement with brute force, legal output."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from functools import lru_cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli import main
+from rules.options import find_variant
+from rules.sets import analyse_set, is_valid_set
+from rules.solver import arrange, solve, suggest_rearrangement
+from rules.tiles import JOKER, Color, RuleError, Tile, parse_table, parse_tiles
+
+SABRA = find_variant("sabra")
+AMERICAN = find_variant("american")
+XP = find_variant("xp")
+
+
+def table_of(text: str) -> list[list[Tile]]:
+    return parse_table(text) if text else []
+
+
+def check_legal(table, rack, sol, options=SABRA, initial=False):
+    """Every set valid, every table tile still down, the rest from the rack, figures consistent."""
+    after = Counter(t for s in sol.sets for t in s)
+    before = Counter(t for s in table for t in s)
+    assert all(is_valid_set(s, options) for s in sol.sets), sol.sets
+    assert after - before == Counter(sol.placed) and not before - after
+    assert not Counter(sol.placed) - Counter(rack)
+    assert sol.count == len(sol.placed) >= 1
+    values = sum(analyse_set(s, options).value for s in sol.sets)
+    old = sum(analyse_set(s, options).value for s in table)
+    assert sol.value == values - old
+    if initial:  # the table sets lie exactly as they did
+        assert Counter(map(tuple, map(sorted, table))) <= Counter(map(tuple, map(sorted, sol.sets)))
+
+
+# --- hand-checked moves -----------------------------------------------------
+
+# (table, rack, options, tiles played, table afterwards or None when any layout will do)
+MOVES = [
+    # 004_* Manipulation: "Blue 4,5,6 are on the table. The player adds a blue 3. The blue 8 is
+    # added to the group of 8's already on the table."
+    ("B4 B5 B6, K8 R8 O8", "B3 B8", SABRA, 2, "B3 B4 B5 B6 | K8 B8 O8 R8"),
+    # 004_* "takes the blue 4 from the group of four on the table and lays the run: blue 3,4,5,6"
+    ("K4 B4 O4 R4", "B3 B5 B6", SABRA, 3, "K4 O4 R4 | B3 B4 B5 B6"),
+    # 004_* "adds a blue 11 to the run and uses the 8's to form a new group"
+    ("B8 B9 B10", "B11 K8 R8", SABRA, 3, "B9 B10 B11 | K8 B8 R8"),
+    # 004_* "splits the run and uses the red 6 to form two new runs"
+    ("R4 R5 R6 R7 R8", "R6", SABRA, 1, None),
+    # 004_* "places a blue 1 from the rack with the orange 1 from the run and the red 1 from the group"
+    ("O1 O2 O3 O4, K1 R1 O1 B1", "B1", SABRA, 1, None),
+    # 004_* "4 ways to clear the joker", 1: replace the joker by the rack tiles, reuse it in a new set
+    ("K5 B5 J", "O5 R5 K11 K12", SABRA, 4, "K5 B5 O5 R5 | K11 K12 J"),
+    # 004_* Sets: "The number 1 is always played as the lowest number, it cannot follow the number 13."
+    ("R11 R12 R13", "R1", SABRA, 0, None),
+    # 004_* American (Official Book): '1' may follow 13 ...
+    ("R11 R12 R13", "R1", AMERICAN, 1, "R11 R12 R13 R1"),
+    # ... but never be high and low at once: 13-1-2 is no run
+    ("", "R13 R1 R2", AMERICAN, 0, None),
+    # the joker lies at its place: here it stands for R4
+    ("R1 R2 R3", "R5 J", SABRA, 2, "R1 R2 R3 J R5"),
+    # table sets stay as they lie where possible; the run takes the new tiles at its end
+    ("R1 R2 R3, R4 R5 R6, K7 B7 O7", "R7 R8", SABRA, 2, "R1 R2 R3 | R4 R5 R6 R7 R8 | K7 B7 O7"),
+    # 004_* Contents: the XP box holds three of each tile
+    ("R5 R6 R7, R5 R6 R7", "R5 R6 R7", XP, 3, "R5 R6 R7 | R5 R6 R7 | R5 R6 R7"),
+    ("K3 K4 K5", "K9 O2", SABRA, 0, None),
+]
+
+
+@pytest.mark.parametrize("table, rack, options, count, after", MOVES)
+def test_hand_checked_moves(table, rack, options, count, after):
+    table, rack = table_of(table), parse_tiles(rack)
+    sol = solve(table, rack, options=options)
+    if count == 0:
+        assert sol is None
+        return
+    check_legal(table, rack, sol, options)
+    assert sol.count == count
+    if after is not None:  # each set in natural order; the sets in any order
+        assert sorted(map(tuple, sol.sets)) == sorted(map(tuple, parse_table(after)))
+
+
+# (rack, threshold, options, tiles played, points) -- 004_* Playing: "each player must place tiles
+# on the table in one or more sets that total at least 30 points ... A joker used in the initial
+# meld scores the value of the tile it represents."
+INITIAL = [
+    ("K10 K11 K12 O1", 30, SABRA, 3, 33),
+    ("K9 K10 J", 30, SABRA, 3, 30),  # the joker reads as K11
+    ("K9 K10 J", 31, SABRA, 0, 0),
+    ("K10 K11 K12 O1", 50, SABRA, 0, 0),
+    ("K7 B7 O7 R2 R3 R4", 21, AMERICAN, 6, 30),  # American threshold 21; both sets go down
+    ("R12 R13 R1", 21, AMERICAN, 3, 26),  # '1' high: 12 + 13 + 1
+]
+
+
+@pytest.mark.parametrize("rack, threshold, options, count, value", INITIAL)
+def test_initial_meld(rack, threshold, options, count, value):
+    table = table_of("B1 B2 B3")
+    sol = solve(table, parse_tiles(rack), initial=threshold, options=options)
+    if count == 0:
+        assert sol is None
+        return
+    check_legal(table, parse_tiles(rack), sol, options, initial=True)
+    assert (sol.count, sol.value) == (count, value)
+    assert sol.sets[0] == parse_tiles("B1 B2 B3")  # the table is not touched
+
+
+def test_initial_meld_ignores_table_tiles():
+    # B4 would fit the table run, but an initial meld may only lay new sets from the rack
+    sol = solve(table_of("B1 B2 B3"), parse_tiles("B4 K10 K11 K12"), initial=30)
+    assert sol.placed == parse_tiles("K10 K11 K12")
+
+
+def test_value_objective_prefers_points_and_counts_jokers_as_their_tile():
+    table, rack = table_of("R11 R12 R13"), parse_tiles("J")
+    sol = solve(table, rack, objective="value")
+    assert (sol.count, sol.value) == (1, 10)  # the joker can only be R10
+    # one joker, two uses: four low tiles (R1 R2 J R4, 10 points) or three high ones (39 points)
+    rack = parse_tiles("J R1 R2 R4 K13 B13")
+    most = solve([], rack, objective="tiles")
+    assert (most.count, most.value, most.sets) == (4, 10, [parse_tiles("R1 R2 J R4")])
+    best = solve([], rack, objective="value")
+    assert (best.count, best.value, sorted(best.placed)) == (3, 39, sorted(parse_tiles("J K13 B13")))
+
+
+def test_most_tiles_breaks_ties_by_points():
+    # K3 B3 O3 or K3 K4 K5: three tiles either way, so "tiles" then takes the one worth more
+    sol = solve([], parse_tiles("K3 B3 O3 K4 K5"), objective="tiles")
+    assert (sol.count, sol.value) == (3, 12)
+
+
+# --- input checks -------------------------------------------------------------
+
+
+def test_invalid_table_set_is_named():
+    with pytest.raises(RuleError, match=r"table set 2 \(K5 B5\)"):
+        solve(table_of("R1 R2 R3, K5 B5"), parse_tiles("R4"))
+
+
+def test_too_many_copies():
+    with pytest.raises(RuleError, match="3 x R1"):
+        solve(table_of("R1 R2 R3, R1 R2 R3"), parse_tiles("R1"))
+    with pytest.raises(RuleError, match="3 x J"):
+        solve([], [JOKER] * 3)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="objective"):
+        solve([], parse_tiles("R1"), objective="most")
+    with pytest.raises(ValueError, match="initial"):
+        solve([], parse_tiles("R1"), initial=-5)
+
+
+def test_empty_rack_has_no_move():
+    assert solve(table_of("R1 R2 R3"), []) is None
+
+
+# --- arrange and suggest_rearrangement ------------------------------------------
+
+
+def test_arrange_finds_a_legal_layout_of_exactly_the_tiles():
+    tiles = parse_tiles("R1 R2 R3 R4 R5 R6 K5 B5 O5 J")
+    sets = arrange(tiles)
+    assert sets is not None and all(is_valid_set(s) for s in sets)
+    assert Counter(t for s in sets for t in s) == Counter(tiles)
+    assert arrange(parse_tiles("R1 R2 K7")) is None
+    assert arrange([]) == []
+
+
+def test_suggest_rearrangement_keeps_valid_sets_whole():
+    before = table_of("R1 R2 R3, K7 B7 O7")
+    after = table_of("R1 R2 R3 R5, K7 B7 O7 R7, R4 R6")  # illegal: R4 R6 is no set
+    sets = suggest_rearrangement(before, after)
+    assert sets is not None and Counter(t for s in sets for t in s) == Counter(t for s in after for t in s)
+    assert all(is_valid_set(s) for s in sets)
+    assert parse_tiles("K7 B7 O7 R7") in sets and parse_tiles("R1 R2 R3 R4 R5 R6") not in sets
+    assert suggest_rearrangement(before, table_of("R1 R2 R3, K7 B7, O7 K9")) is None
+
+
+# --- brute force on small deals --------------------------------------------------
+
+POOL_FACES = [Tile(c, n) for c in (Color.BLACK, Color.RED, Color.BLUE) for n in (1, 2, 3, 4, 5, 12, 13)]
+
+
+@lru_cache(maxsize=None)
+def _best_partition(tiles: tuple[Tile, ...], options) -> int | None:
+    """Highest total value over all ways to lay exactly ``tiles`` as valid sets (None: no way)."""
+    if not tiles:
+        return 0
+    first, rest = tiles[0], tiles[1:]
+    best = None
+    for mask in range(1, 1 << len(rest)):
+        if bin(mask).count("1") < 2:
+            continue
+        chosen = [first] + [t for i, t in enumerate(rest) if mask >> i & 1]
+        verdict = analyse_set(chosen, options)
+        if not verdict.valid:
+            continue
+        left = tuple(t for i, t in enumerate(rest) if not mask >> i & 1)
+        sub = _best_partition(left, options)
+        if sub is not None and (best is None or verdict.value + sub > best):
+            best = verdict.value + sub
+    return best
+
+
+def brute_force(table, rack, objective, initial, options):
+    """(count, value) of the best move by trying every subset of the rack, or None."""
+    key = lambda t: t.index  # noqa: E731
+    old = sum(analyse_set(s, options).value for s in table)
+    base = [] if initial is not None else [t for s in table for t in s]
+    best = None
+    subsets = {tuple(sorted((t for i, t in enumerate(rack) if m >> i & 1), key=key)) for m in range(1, 1 << len(rack))}
+    for played in subsets:
+        value = _best_partition(tuple(sorted([*base, *played], key=key)), options)
+        if value is None or (initial is not None and value < initial):
+            continue
+        score = (len(played), value - old if initial is None else value)
+        if objective == "value":
+            score = score[::-1]
+        if best is None or score[0] > best[0]:
+            best = score
+    if best is None:
+        return None
+    return best if objective == "tiles" else best[::-1]
+
+
+@st.composite
+def deals(draw):
+    options = draw(st.sampled_from([SABRA, AMERICAN, XP]))
+    box = Counter({f: 3 if options is XP else 2 for f in POOL_FACES})
+    box[JOKER] = 2
+    table = []
+    for _ in range(draw(st.integers(0, 2))):
+        colour = draw(st.sampled_from([Color.BLACK, Color.RED, Color.BLUE]))
+        if draw(st.booleans()):
+            start = draw(st.sampled_from([1, 2, 3, 11, 12]))
+            s = [Tile(colour, (n - 1) % 13 + 1) for n in range(start, start + 3)]
+        else:
+            s = [Tile(c, draw(st.sampled_from([1, 3, 5, 13]))) for c in (Color.BLACK, Color.RED, Color.BLUE)]
+            s = [Tile(c, s[0].number) for c in (Color.BLACK, Color.RED, Color.BLUE)]
+        if draw(st.booleans()) and box[JOKER]:
+            s[draw(st.integers(0, 2))] = JOKER
+        if is_valid_set(s, options) and all(box[t] >= n for t, n in Counter(s).items()):
+            box.subtract(s)
+            table.append(s)
+    left = sorted(box.elements(), key=lambda t: t.index)
+    rack = draw(st.lists(st.sampled_from(left), min_size=1, max_size=5)) if left else []
+    rack_ok = [t for t, n in Counter(rack).items() for _ in range(min(n, box[t]))]
+    objective = draw(st.sampled_from(["tiles", "value"]))
+    initial = draw(st.sampled_from([None, None, 0, 10, 25]))
+    return table, rack_ok, objective, initial, options
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deals())
+def test_agrees_with_brute_force(deal):
+    table, rack, objective, initial, options = deal
+    sol = solve(table, rack, objective=objective, initial=initial, options=options)
+    expected = brute_force(table, rack, objective, initial, options)
+    if expected is None:
+        assert sol is None
+        return
+    assert sol is not None
+    check_legal(table, rack, sol, options, initial=initial is not None)
+    if objective == "tiles":
+        assert sol.count == expected[0]
+    else:
+        assert sol.value == expected[1]
+    if initial is not None:
+        assert sol.value >= initial
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_larger_random_deals_give_legal_tables(seed):
+    rng = random.Random(seed)
+    box = [Tile.from_index(i) for i in range(52) for _ in range(2)] + [JOKER, JOKER]
+    rng.shuffle(box)
+    table = []
+    while sum(map(len, table)) < 30:
+        colour, start = rng.choice(list(Color)), rng.randint(1, 9)
+        s = [Tile(colour, n) for n in range(start, start + rng.randint(3, 5))]
+        if all(s.count(t) <= box.count(t) for t in s):
+            for t in s:
+                box.remove(t)
+            table.append(s)
+    rack = box[:14]
+    for objective in ("tiles", "value"):
+        sol = solve(table, rack, objective=objective)
+        if sol is not None:
+            check_legal(table, rack, sol)
+            assert sol.kept >= 1
+
+
+# --- command line ----------------------------------------------------------------
+
+
+def test_cli_json(capsys):
+    code = main(["solve", "--table", "R1 R2 R3, K5 B5 O5", "--rack", "R4 J K9", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["count"] == 2 and sorted(out["placed"]) == ["J", "R4"]
+    assert ["R1", "R2", "R3", "R4"] in out["sets"] or ["R1", "R2", "R3", "R4", "J"] in out["sets"]
+    assert set(out) == {"count", "value", "placed", "sets"}
+
+
+def test_cli_no_move_keeps_the_table(capsys):
+    code = main(["solve", "--table", "R1 R2 R3", "--rack", "K9 O7", "--json"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out) == {"count": 0, "value": 0, "placed": [], "sets": [["R1", "R2", "R3"]]}
+
+
+def test_cli_initial_uses_the_rules_threshold(capsys):
+    assert main(["solve", "--rack", "K10 K11 K12", "--initial", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 3  # 33 >= 30 (Sabra)
+    assert main(["solve", "--rack", "K10 K11 K12", "--initial", "--rules", "international", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 0  # 33 < 50 (International)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--table", "R1 R2 R3", "--rack", "R14"], "'R14' is not a tile"),
+        (["--table", "R1 R2 R3, R1 R2 R3", "--rack", "R1"], "3 x R1"),
+        (["--table", "R1 R2 R3, K5 B5", "--rack", "R4"], "table set 2 (K5 B5)"),
+        (["--rack", "R4", "--rules", "nonsense"], "unknown rules"),
+    ],
+)
+def test_cli_unusable_input_exits_2(capsys, argv, message):
+    assert main(["solve", *argv]) == 2
+    assert message in capsys.readouterr().err
