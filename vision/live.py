@@ -213,7 +213,8 @@ class LiveTable:
 
     @property
     def fps(self) -> float:
-        times = list(self._times)
+        with self._cond:
+            times = list(self._times)
         if len(times) < 2 or times[-1] <= times[0]:
             return 0.0
         if time.monotonic() - times[-1] > 2.0:
