@@ -334,3 +334,13 @@ def test_turns_always_rotate_through_every_player(actions):
         else:
             s.end_turn([], action=action)
     assert s.state["pool"] == 106 - 4 * 14 - len(actions)
+
+
+def test_international_hand_with_its_win_details(tmp_path, clock):
+    """Seed 004 International: an open win scores 100; losers who melded pay their racks (10 for 1 and 10-13)."""
+    s = new_session(tmp_path, clock, rules="international", players=["Ann", "Ben", "Cid"])
+    s.state["players"][1]["has_melded"] = True
+    s.call_rummikub([], winner="Ann")
+    result = s.confirm_tally({"Ben": "R1 K5", "Cid": "B2"}, win="open", joker_discard=True)
+    # doubled for the joker discard; Cid never melded: pays 100
+    assert result["scores"] == {"Ann": 200, "Ben": -30, "Cid": -200}

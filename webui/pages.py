@@ -101,4 +101,5 @@ def settings():
         except ValueError as exc:
             error = str(exc)
     return render_template("settings.html", fields=option_fields(c.session.options), variants=sorted(VARIANTS),
-                           hint=c.session.hint_enabled, error=error, saved=saved)
+                           hint=c.session.hint_enabled, error=error, saved=saved,
+                           current_game=c.session.options.game)

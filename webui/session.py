@@ -539,6 +539,8 @@ class GameSession:
                 melded[tally["winner"]] = True
             if tally["winner"] and not tally["pool_empty"]:
                 extra.setdefault("winner", tally["winner"])
+            if isinstance(extra.get("hand"), str):  # International closed hand, typed as codes
+                extra["hand"] = parse_tiles(extra["hand"])
             try:
                 result = score_hand(
                     parsed, method=self.options.scoring, melded=melded, pool_empty=tally["pool_empty"],

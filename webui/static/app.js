@@ -184,6 +184,7 @@ function renderTally(g) {
   $("tally").hidden = !t;
   $("controls").hidden = !!t;
   if (!t) { tallyDraft = {}; return; }
+  $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "Pool exhausted: rack tally" : `Rummikub! ${t.winner} went out: rack tally`;
   const rows = g.players.map((p) => {
     const value = tallyDraft[p.name] ?? t.racks[p.name] ?? "";
@@ -247,7 +248,13 @@ async function act(action, target) {
     case "confirm-tally": {
       const racks = {};
       document.querySelectorAll("#tally-rows input").forEach((i) => { racks[i.dataset.player] = i.value; });
-      const r = await post("/api/tally/confirm", { racks });
+      const payload = { racks };
+      if (g.game === "international" && g.tally && g.tally.winner) {
+        const extra = { win: $("win").value, joker_discard: $("joker-discard").checked };
+        if (extra.win === "closed" && $("closed-hand").value.trim()) extra.hand = $("closed-hand").value;
+        payload.extra = extra;
+      }
+      const r = await post("/api/tally/confirm", payload);
       if (r) tallyDraft = {};
       return r;
     }
