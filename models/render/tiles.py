@@ -65,13 +65,18 @@ def _blank(style: Style, width: int, height: int, back: bool) -> tuple[np.ndarra
     yy = np.linspace(1.04, 0.96, height, dtype=np.float32)[:, None]
     shade = (0.84 + 0.16 * inner) * yy
     img = color[None, None, :] * shade[..., None]
-    if style.recess and not back:
+    if style.recess and not back:  # the moulded disc behind the numeral: lighter, with a shaded rim
         cx, cy = width / 2, style.numeral_y * height
-        r = 0.40 * width
+        r = 0.42 * width
         disc = np.zeros((height, width), np.float32)
-        cv2.circle(disc, (int(cx * 4), int(cy * 4)), int(r * 4), 1.0, -1, cv2.LINE_AA, shift=2)
-        disc = cv2.GaussianBlur(disc, (0, 0), max(0.5, height / 80))
-        img = img * (1 + 0.045 * disc[..., None])
+        cv2.circle(disc, (int(cx * 16), int(cy * 16)), int(r * 16), 1.0, -1, cv2.LINE_AA, shift=4)
+        edge = np.zeros((height, width), np.float32)
+        cv2.circle(edge, (int(cx * 16), int((cy + 0.01 * height) * 16)), int(r * 16), 1.0,
+                   max(1, int(0.012 * height)), cv2.LINE_AA, shift=4)
+        soft = max(0.5, height / 120)
+        disc = cv2.GaussianBlur(disc, (0, 0), soft)
+        edge = cv2.GaussianBlur(edge, (0, 0), soft)
+        img = img * (1 + 0.04 * disc[..., None] - 0.07 * edge[..., None])
     return np.clip(img, 0, 255), alpha
 
 
@@ -182,8 +187,11 @@ def _draw_mark(img: np.ndarray, style: Style, width: int, height: int) -> None:
     """The small mark below the numeral (where the bottom of the tile is)."""
     y = 0.80 * height
     faint = tuple(float(c) * 0.78 for c in style.face)
-    if style.mark in ("logo", "frame"):
-        _text(img, style.font, "Rummikub", width / 2, y, 0.075 * height, 0.72 * width, 1.0, faint)
+    if style.mark in ("logo", "frame"):  # embossed: a dark word with a light edge below it
+        light = tuple(min(255.0, float(c) * 1.08) for c in style.face)
+        lift = max(1.0, 0.008 * height)
+        _text(img, style.font, "Rummikub", width / 2, y + lift, 0.09 * height, 0.74 * width, 1.0, light)
+        _text(img, style.font, "Rummikub", width / 2, y, 0.09 * height, 0.74 * width, 1.0, faint)
     if style.mark == "frame":  # the embossed outline around the maker's word
         x0, x1 = 0.14 * width, 0.86 * width
         y0, y1 = y - 0.1 * height, y + 0.1 * height
