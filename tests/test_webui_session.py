@@ -344,3 +344,11 @@ def test_international_hand_with_its_win_details(tmp_path, clock):
     result = s.confirm_tally({"Ben": "R1 K5", "Cid": "B2"}, win="open", joker_discard=True)
     # doubled for the joker discard; Cid never melded: pays 100
     assert result["scores"] == {"Ann": 200, "Ben": -30, "Cid": -200}
+
+
+def test_rules_saved_by_an_older_version_still_load(tmp_path, clock):
+    s = new_session(tmp_path, clock, turn_time_limit=45)
+    options = dict(s.options.to_dict(), retired_option=True)
+    s.store.save_game(s.game_id, s.state, options)
+    again = GameSession(Store(tmp_path / "companion.sqlite3"), now=clock)
+    assert again.options.turn_time_limit == 45 and again.current_player == "Ann"

@@ -114,7 +114,7 @@ def rummikub():
     data = body()
     c = companion()
     tally = c.session.call_rummikub(
-        c.table_now(), winner=field(data, "winner", str), pool_empty=field(data, "pool_empty", bool, False),
+        c.settled_table(), winner=field(data, "winner", str), pool_empty=field(data, "pool_empty", bool, False),
     )
     return jsonify(tally=tally, state=c.state_json())
 
@@ -124,7 +124,7 @@ def tally_read():
     """Read a player's rack from the tiles laid in view of the camera."""
     data = body()
     c = companion()
-    codes = c.session.read_rack(field(data, "player", str, required=True), c.table_now())
+    codes = c.session.read_rack(field(data, "player", str, required=True), c.settled_table())
     return jsonify(player=data["player"], rack=codes, state=c.state_json())
 
 

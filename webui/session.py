@@ -46,6 +46,13 @@ def _tiles_added(before: list[list[Tile]], after: list[list[Tile]]) -> list[Tile
     return sorted(added.elements())
 
 
+def _saved_options(d: dict) -> RuleOptions:
+    """Rules saved by an older version: options it knew but this one does not are dropped."""
+    from rules.options import OPTION_DOCS
+
+    return RuleOptions.from_dict({k: v for k, v in d.items() if k in OPTION_DOCS})
+
+
 def _flow(options: RuleOptions) -> tuple[str, ...]:
     return SABRA_FLOW if options.game == "sabra" else DRAW_DISCARD_FLOW
 
@@ -74,7 +81,7 @@ class GameSession:
         self.state: dict | None = None
         self.snapshot_jpeg: bytes | None = None
         saved = store.get_setting("options")
-        self.options = options or (RuleOptions.from_dict(saved) if saved else find_variant("sabra"))
+        self.options = options or (_saved_options(saved) if saved else find_variant("sabra"))
         self.hint_enabled = bool(store.get_setting("hint", False))
         self._sheet = None
         self._hint_cache: dict = {}
@@ -86,7 +93,7 @@ class GameSession:
         if latest is None:
             return
         self.game_id, options, self.state = latest
-        self.options = RuleOptions.from_dict(options)
+        self.options = _saved_options(options)
         self._sheet = self._sheet_from_state()
         snap = self.store.get_setting(f"snapshot:{self.game_id}")
         self.snapshot_jpeg = base64.b64decode(snap) if snap else None
