@@ -202,3 +202,11 @@ def test_a_tile_is_labelled_only_when_most_of_its_face_is_seen(shift, labelled):
     drawn = compose(rng, background(rng, 640, 480, "felt"), Layout(spots=spots), style, tile_height=100,
                     effects=0.2, homography=np.eye(3), lift=(0.0, 0.0))
     assert [i for i, _ in drawn.labels] == ([20] if labelled else [])
+
+
+def test_cli_output_does_not_depend_on_the_worker_count(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    render_main(["--out", str(one), "--count", "2", "--seed", "9", "--size", "640x480"])
+    render_main(["--out", str(two), "--count", "2", "--seed", "9", "--size", "640x480", "--workers", "2"])
+    for name in ("000000.txt", "000001.txt"):
+        assert (one / "labels" / name).read_text() == (two / "labels" / name).read_text()
