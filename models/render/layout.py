@@ -128,15 +128,13 @@ def line_of_tiles(indices: list, start: tuple[float, float], angle: float, heigh
 
 
 def _pick_angle(rng: np.random.Generator, base: float | None) -> float:
+    """A set's direction: near the table's ``base``, a quarter turn (often exact), or anything."""
     if base is not None:
-        return base + rng.normal(0, 2.0)
+        return base if rng.random() < 0.3 else base + rng.normal(0, 2.0)
     if rng.random() < 0.5:
-        return float(rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 1.0))
+        quarter = float(rng.choice([0.0, 90.0, 180.0, 270.0]))
+        return quarter if rng.random() < 0.4 else quarter + rng.normal(0, 1.0)
     return float(rng.uniform(0, 360))
-
-
-def _all_corners(spots: list[Spot], aspect: float) -> np.ndarray:
-    return np.concatenate([s.quad(aspect) for s in spots])
 
 
 def place(rng, occ: Occupancy, make, size, tries: int = 25, margin: float = 4.0) -> list[Spot] | None:
@@ -173,12 +171,14 @@ def table_layout(rng: np.random.Generator, size: tuple[int, int], height: float,
             angle = _pick_angle(rng, base if rng.random() < 0.5 else None)
         gap = None if rng.random() < 0.8 else float(rng.uniform(0.05, 0.3) * height)
 
-        def make(center, indices=indices, angle=angle, gap=gap):
+        jitter = 0.0 if rng.random() < 0.3 else 1.0  # sometimes laid perfectly straight
+
+        def make(center, indices=indices, angle=angle, gap=gap, jitter=jitter):
             n = len(indices)
             a = np.radians(angle)
             u = np.array([np.cos(a), np.sin(a)])
             start = center - u * (n - 1) / 2 * height * aspect
-            spots = line_of_tiles(indices, start, angle, height, aspect, rng, gap)
+            spots = line_of_tiles(indices, start, angle, height, aspect, rng, gap, jitter)
             return [(s, s.quad(aspect)) for s in spots]
 
         spots = place(rng, occ, make, size, margin=float(rng.uniform(0.1, 0.8) * height))
