@@ -400,9 +400,9 @@ def _add_keep_columns(model: _Model, table: Sequence[Sequence[Tile]], o: RuleOpt
         if pairs is None:  # only jokers: keep it as it lies
             model.add_column(list(s), analyse_set(s, o).value or 0, len(s), g)
             continue
-        model.add_column([shown for shown, _ in pairs], _pairs_value(pairs), len(s), g)
-        for grown in _extensions(pairs, o) if extend else ():
-            model.add_column([shown for shown, _ in grown], _pairs_value(grown), len(s), g)
+        for grown in [pairs, *(_extensions(pairs, o) if extend else ())]:
+            shown = [t for t, _ in grown]
+            model.add_column(shown, _set_value(shown, grown, o), len(s), g)
 
 
 def _pairs(tiles: Sequence[Tile], o: RuleOptions) -> list[tuple[Tile, Tile]] | None:
@@ -413,8 +413,11 @@ def _pairs(tiles: Sequence[Tile], o: RuleOptions) -> list[tuple[Tile, Tile]] | N
     return sorted(zip(tiles, reading), key=lambda p: _place(p[1], reading))
 
 
-def _pairs_value(pairs: Sequence[tuple[Tile, Tile]]) -> int:
-    return sum(meant.number for _, meant in pairs)
+def _set_value(shown: list[Tile], pairs: Sequence[tuple[Tile, Tile]], o: RuleOptions) -> int:
+    """The set's value as rules.sets counts it: a joker as the most valuable tile it may stand for."""
+    if not any(t.is_joker for t in shown):
+        return sum(t.number for t in shown)
+    return analyse_set(shown, o).value or 0
 
 
 def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions) -> list[list[tuple[Tile, Tile]]]:

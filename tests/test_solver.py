@@ -186,7 +186,8 @@ def test_suggest_rearrangement_keeps_valid_sets_whole():
 
 # --- brute force on small deals --------------------------------------------------
 
-POOL_FACES = [Tile(c, n) for c in (Color.BLACK, Color.RED, Color.BLUE) for n in (1, 2, 3, 4, 5, 12, 13)]
+# few faces, so that small deals often hold a move
+POOL_FACES = [Tile(c, n) for c in (Color.BLACK, Color.RED, Color.BLUE) for n in (1, 2, 3, 4, 12, 13)]
 
 
 @lru_cache(maxsize=None)
@@ -240,10 +241,10 @@ def deals(draw):
     for _ in range(draw(st.integers(0, 2))):
         colour = draw(st.sampled_from([Color.BLACK, Color.RED, Color.BLUE]))
         if draw(st.booleans()):
-            start = draw(st.sampled_from([1, 2, 3, 11, 12]))
+            start = draw(st.sampled_from([1, 2, 11, 12]))
             s = [Tile(colour, (n - 1) % 13 + 1) for n in range(start, start + 3)]
         else:
-            s = [Tile(c, draw(st.sampled_from([1, 3, 5, 13]))) for c in (Color.BLACK, Color.RED, Color.BLUE)]
+            s = [Tile(c, draw(st.sampled_from([1, 3, 13]))) for c in (Color.BLACK, Color.RED, Color.BLUE)]
             s = [Tile(c, s[0].number) for c in (Color.BLACK, Color.RED, Color.BLUE)]
         if draw(st.booleans()) and box[JOKER]:
             s[draw(st.integers(0, 2))] = JOKER
@@ -251,14 +252,21 @@ def deals(draw):
             box.subtract(s)
             table.append(s)
     left = sorted(box.elements(), key=lambda t: t.index)
-    rack = draw(st.lists(st.sampled_from(left), min_size=1, max_size=5)) if left else []
+    # tiles that fit the table sets, and a set of the rack's own, turn up more often
+    near = {Tile(t.color, n) for s in table for t in s if not t.is_joker for n in (1, 2, 3, 4, 12, 13)}
+    near |= {Tile(c, t.number) for s in table for t in s if not t.is_joker for c in Color}
+    likely = left + [t for t in left if t in near] * 3
+    rack = draw(st.lists(st.sampled_from(likely), min_size=2, max_size=5)) if left else []
+    if draw(st.booleans()):
+        colour, start = draw(st.sampled_from(list(Color)[:2])), draw(st.sampled_from([1, 2, 12]))
+        rack += [Tile(colour, (n - 1) % 13 + 1) for n in range(start, start + 3)][: 5 - len(rack) + 1]
     rack_ok = [t for t, n in Counter(rack).items() for _ in range(min(n, box[t]))]
     objective = draw(st.sampled_from(["tiles", "value"]))
-    initial = draw(st.sampled_from([None, None, 0, 10, 25]))
+    initial = draw(st.sampled_from([None, None, None, 0, 10, 25]))
     return table, rack_ok, objective, initial, options
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deals())
 def test_agrees_with_brute_force(deal):
     table, rack, objective, initial, options = deal
