@@ -138,6 +138,7 @@ function render(s) {
   $("camera-status").className = "pill " + (cam.ok ? (cam.stable ? "ok" : "warn") : "bad");
   if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
   $("camera").hidden = !cam.has_picture;
+  $("no-picture").hidden = cam.has_picture;
 
   // sets
   $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: "No tiles on the table yet." })]));
@@ -216,6 +217,7 @@ function renderHint(s) {
   const on = !!(s.game && s.game.hint);
   $("hint-toggle").checked = on;
   $("hint-body").hidden = !on;
+  $("hint-off").hidden = on;
   if (!on) return;
   const h = s.hint;
   $("hint-player").textContent = (s.game && s.game.current) || "";
