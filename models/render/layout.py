@@ -224,13 +224,21 @@ def rows_layout(rng: np.random.Generator, size: tuple[int, int], height: float, 
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     centre = np.array([W / 2, H / 2])
     layout = Layout()
-    y = -high / 2 + rng.uniform(0.3, 1.5) * height
+    # the block of rows needed for max_tiles sits anywhere on the table, not always at an edge
+    per_row = max(1.0, wide / (width * 1.5))
+    block = min(high - 1.5 * height, np.ceil(max_tiles / per_row) * pitch)
+    y = -high / 2 + 0.6 * height + rng.uniform(0, max(0.0, high - 1.5 * height - block))
     while y < high / 2 - 0.5 * height and len(layout.spots) < max_tiles:
         x = -wide / 2 + rng.uniform(0.2, 2.0) * width
+        first_in_row = True
         while len(layout.spots) < max_tiles:
             indices = random_set(rng) if rng.random() < 0.9 else [None] * int(rng.integers(1, 3))
-            if x + len(indices) * width > wide / 2:
-                break
+            room = int((wide / 2 - x) / (width * 1.02))
+            if room < len(indices):
+                if not first_in_row or room < 1:
+                    break
+                indices = indices[:room]  # big tiles: what fits of the set
+            first_in_row = False
             local = np.array([x + width / 2, y + rng.normal(0, 0.03) * height])
             start = rot @ local + centre
             spots = line_of_tiles(indices, start, float(np.degrees(a)), height, aspect, rng, jitter=0.7)

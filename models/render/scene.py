@@ -214,7 +214,7 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
         layout = scatter_layout(rng, (W, H), height, style.aspect, occ, int(rng.integers(3, 30)))
     elif kind == "closeup":
         layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(1, 7)))
-    elif kind == "rows":
+    elif kind == "rows" and height < 0.15 * short:  # big tiles leave no room for rows
         layout = rows_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(10, 60)))
     else:
         layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(6, 50)))
