@@ -80,6 +80,14 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     assert page.locator("#current-player").inner_text() == "Ann"
     assert re.fullmatch(r"[01]:\d\d", page.locator("#clock").inner_text())
 
+    # the hint: off by default; Ann types her rack and sees her best move
+    assert page.locator("#hint-body").is_hidden()
+    page.check("#hint-toggle")
+    page.locator("#hint-body").wait_for()
+    page.fill("#hint-rack", "O11 O12 O13 K2")
+    page.click("text=Use this rack")
+    page.locator("#hint-result >> text=Play 3 tile(s)").wait_for()
+
     # the table changes under the camera: the page follows without reloading
     live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13")
     page.locator("#sets .set").nth(2).locator("text=11").wait_for()

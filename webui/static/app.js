@@ -274,13 +274,17 @@ function discardPayload() {
 
 document.addEventListener("click", (e) => {
   const b = e.target.closest("[data-action]");
-  if (b) { e.preventDefault(); act(b.dataset.action, b); }
+  // blur: the space bar must end the turn, not press the last button clicked again
+  if (b) { e.preventDefault(); b.blur(); act(b.dataset.action, b); }
 });
 
 document.addEventListener("keydown", (e) => {
   if (e.code !== "Space" && e.key !== " ") return;
-  const tag = (document.activeElement && document.activeElement.tagName) || "";
-  if (["INPUT", "TEXTAREA", "SELECT", "BUTTON"].includes(tag)) return;
+  const focus = document.activeElement;
+  const tag = (focus && focus.tagName) || "";
+  const typing = tag === "TEXTAREA" || tag === "SELECT" || (tag === "INPUT" && !["checkbox", "radio"].includes(focus.type));
+  if (typing) return;
+  if (focus && focus !== document.body) focus.blur();
   const g = state.game || {};
   if (g.status !== "playing") return;
   e.preventDefault();
