@@ -1,7 +1,7 @@
 """Things on the table that are not tiles: printed digits to ignore, and hands or objects in the way.
 
 Distractors lie under the tiles (paper with numbers, keyboards, dice, cards,
-sticky notes); occluders lie over them (hands, cups, pens, phones) and are
+sticky notes, word-game tiles, dominoes); occluders lie over them (hands, cups, pens, phones) and are
 also painted into the id map so covered tiles lose their label.
 """
 
@@ -135,7 +135,37 @@ def card(rng, canvas, center, scale):
     _paste(canvas, img, np.ones((h, w), np.float32), center, rng.uniform(0, 360))
 
 
-DISTRACTORS = (paper, keyboard, dice, card, dice, card)
+def letter_tile(rng, canvas, center, scale):
+    """A word-game tile: a letter with a small score digit, close to a Rummikub tile but not one."""
+    s = int(scale * rng.uniform(0.5, 0.9))
+    if s < 8:
+        return
+    color = (170, 205, 225) if rng.random() < 0.5 else (215, 232, 240)
+    img = _patch(rng, s, s, color)
+    letter = "ABCDEFGHIKLMNOPRSTUWZ"[rng.integers(21)]
+    cv2.putText(img, letter, (int(s * 0.2), int(s * 0.75)), cv2.FONT_HERSHEY_DUPLEX, s / 40, (30, 30, 30),
+                max(1, s // 16), cv2.LINE_AA)
+    cv2.putText(img, str(int(rng.integers(1, 11))), (int(s * 0.68), int(s * 0.9)), cv2.FONT_HERSHEY_SIMPLEX,
+                s / 110, (30, 30, 30), max(1, s // 40), cv2.LINE_AA)
+    _paste(canvas, img, np.ones((s, s), np.float32), center, rng.uniform(0, 360))
+
+
+def domino(rng, canvas, center, scale):
+    """A domino: two halves of pips on an ivory bar."""
+    w = int(scale * rng.uniform(0.5, 0.8))
+    h = 2 * w
+    if w < 8:
+        return
+    img = _patch(rng, w, h, (225, 238, 245))
+    cv2.line(img, (2, h // 2), (w - 3, h // 2), (40, 40, 40), max(1, w // 20))
+    for half in (0, 1):
+        for _ in range(int(rng.integers(0, 7))):
+            x, y = rng.uniform(0.2, 0.8) * w, (half + rng.uniform(0.2, 0.8)) * h / 2
+            cv2.circle(img, (int(x), int(y)), max(1, w // 12), (30, 30, 30), -1, cv2.LINE_AA)
+    _paste(canvas, img, np.ones((h, w), np.float32), center, rng.uniform(0, 360))
+
+
+DISTRACTORS = (paper, keyboard, dice, card, dice, card, letter_tile, letter_tile, domino)
 
 
 def add_distractors(rng, canvas, occ, tile_height, count):
