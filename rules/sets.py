@@ -23,6 +23,9 @@ from rules.tiles import ALL_FACES, JOKER, Color, Tile
 
 _DEFAULT = RuleOptions()
 HIGH_ONE = 14  # a '1' played after 13 (American and International)
+# _FACES[colour][number] is the shared Tile (number 14 is the high '1'): no Tile is built per call
+_FACES = {c: [None] + [ALL_FACES[int(c) * 13 + k - 1] for k in range(1, 14)] + [ALL_FACES[int(c) * 13]]
+          for c in Color}
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,7 @@ def _analyse(tiles: tuple[Tile, ...], one_high: bool, max_jokers: int, two_joker
         for combo in combinations(missing, k):
             r = list(tiles)
             for i, c in zip(spots, combo):
-                r[i] = Tile(c, x)
+                r[i] = _FACES[c][x]
             found.append((tuple(r), "group", x * n, True))
     if len(colours) == 1 and n <= 13:
         found.extend(_runs(tiles, naturals, spots, one_high))
@@ -160,34 +163,35 @@ def _runs(tiles, naturals, spots, one_high):
     """Every window of consecutive numbers that the naturals fit, jokers filling the rest."""
     n = len(tiles)
     colour = naturals[0].color
+    faces = _FACES[colour]
+    nums = [t.number for t in naturals]
+    if len(set(nums)) != len(nums):
+        return []
     top = HIGH_ONE if one_high else 13
+    mappings = [nums]
+    if one_high and 1 in nums:
+        mappings.append([HIGH_ONE if x == 1 else x for x in nums])
+    nat_places = [i for i, t in enumerate(tiles) if not t.is_joker]
     out = []
-    for s in range(1, top - n + 2):
-        e = s + n - 1
-        if s == 1 and e == HIGH_ONE:
-            continue  # '1' low and high at once
-        mapped = []
-        for t in naturals:
-            num = t.number
-            if num == 1 and e == HIGH_ONE:
-                num = HIGH_ONE
-            mapped.append(num)
-        if len(set(mapped)) != len(mapped) or min(mapped) < s or max(mapped) > e:
-            continue
-        nat_places = [i for i, t in enumerate(tiles) if not t.is_joker]
-        up = all(m == s + i for m, i in zip(mapped, nat_places))
-        down = all(m == e - i for m, i in zip(mapped, nat_places))
-        if up:
-            fill = [s + i for i in spots]
-        elif down:
-            fill = [e - i for i in spots]
-        else:
-            fill = sorted(set(range(s, e + 1)) - set(mapped))
-        r = list(tiles)
-        for i, num in zip(spots, fill):
-            r[i] = Tile(colour, 1 if num == HIGH_ONE else num)
-        value = sum(1 if v == HIGH_ONE else v for v in range(s, e + 1))
-        out.append((tuple(r), "run", value, up or down))
+    for mapped in mappings:
+        lo, hi = min(mapped), max(mapped)
+        for s in range(max(1, hi - n + 1), min(lo, top - n + 1) + 1):
+            e = s + n - 1
+            if s == 1 and e == HIGH_ONE:
+                continue  # '1' low and high at once
+            up = all(m == s + i for m, i in zip(mapped, nat_places))
+            down = not up and all(m == e - i for m, i in zip(mapped, nat_places))
+            if up:
+                fill = [s + i for i in spots]
+            elif down:
+                fill = [e - i for i in spots]
+            else:
+                fill = sorted(set(range(s, e + 1)).difference(mapped))
+            r = list(tiles)
+            for i, num in zip(spots, fill):
+                r[i] = faces[num]
+            value = (s + e) * n // 2 - (13 if e == HIGH_ONE else 0)
+            out.append((tuple(r), "run", value, up or down))
     return out
 
 
