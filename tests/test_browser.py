@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest

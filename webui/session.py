@@ -329,12 +329,8 @@ class GameSession:
                 state["last_verdict"] = dict(verdict, player=self.current_player, action=action)
                 self._save()
                 return state["last_verdict"]
-            seat = turn["player"]
-            player = state["players"][seat]
-            penalty = 0
-            if verdict["changed"]:
-                player["has_melded"] = player["has_melded"] or bool(verdict["placed"])
-                player["rack_count"] = max(0, player["rack_count"] - len(verdict["placed"]))
+            player = state["players"][turn["player"]]
+            self._credit(player, verdict)
             if _flow(self.options) == SABRA_FLOW and not verdict["placed"]:
                 self._draw(player, 1)  # no tile placed: the player draws one from the pool
                 action = "pass" if action == "pass" else "draw"
@@ -342,10 +338,18 @@ class GameSession:
                 player["rack_count"] = max(0, player["rack_count"] - 1)
                 player["last_discard"] = discard_tile.code
                 action = "discard"
-            if player.get("rack") and verdict["placed"]:
-                left = Counter(parse_tiles(player["rack"])) - Counter(parse_tiles(verdict["placed"]))
-                player["rack"] = format_tiles(sorted(left.elements()))
-            return self._finish_turn(table, picture, action, verdict, penalty)
+            return self._finish_turn(table, picture, action, verdict, penalty=0)
+
+    @staticmethod
+    def _credit(player: dict, verdict: dict) -> None:
+        """A legal turn: the tiles placed leave the rack; placing any means the player has melded."""
+        if not verdict["placed"]:
+            return
+        player["has_melded"] = True
+        player["rack_count"] = max(0, player["rack_count"] - len(verdict["placed"]))
+        if player.get("rack"):
+            left = Counter(parse_tiles(player["rack"])) - Counter(parse_tiles(verdict["placed"]))
+            player["rack"] = format_tiles(sorted(left.elements()))
 
     def _draw(self, player: dict, n: int) -> int:
         """Move up to n tiles from the pool to a rack; returns how many there were."""
@@ -438,9 +442,7 @@ class GameSession:
             seat = turn["player"]
             player = self.state["players"][seat]
             if verdict["legal"]:
-                if verdict["changed"]:
-                    player["has_melded"] = player["has_melded"] or bool(verdict["placed"])
-                    player["rack_count"] = max(0, player["rack_count"] - len(verdict["placed"]))
+                self._credit(player, verdict)
                 if not verdict["placed"] and turn["phase"] != "meld":
                     self._draw(player, 1)
                 return self._finish_turn(table, picture, "timeout", verdict, 0)
