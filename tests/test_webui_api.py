@@ -269,3 +269,15 @@ def test_end_turn_waits_for_hands_to_leave_the_table(client, live):
     threading.Timer(0.3, settle).start()
     body = client.post("/api/turn/end").get_json()
     assert body["verdict"]["placed"] == ["O5", "O11", "O12", "O13"]
+
+
+def test_serve_command_line(capsys):
+    from cli import build_parser, main
+
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.source, args.db) == ("127.0.0.1", 5000, None, None)
+    args = build_parser().parse_args(["serve", "--source", "0", "--host", "0.0.0.0", "--port", "8080",
+                                      "--db", "x.sqlite3"])
+    assert (args.source, args.host, args.port, args.db) == ("0", "0.0.0.0", 8080, "x.sqlite3")
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "70000" in capsys.readouterr().err

@@ -310,6 +310,10 @@ async function poll() {
   if (r.ok) render(await r.json());
 }
 
+// browsers allow sound only after a touch, a click or a key press on the page
+document.addEventListener("pointerdown", unlockAudio);
+document.addEventListener("keydown", unlockAudio);
+
 render(state);
 connect();
 setInterval(drawClock, 200);
