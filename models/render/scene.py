@@ -115,11 +115,18 @@ def compose(rng: np.random.Generator, canvas: np.ndarray, layout: Layout, style:
     idmap = np.zeros((H, W), np.int32)
     full = np.zeros(len(spots) + 1, np.int64)
     side_color = tuple(float(c) * rng.uniform(0.6, 0.85) for c in style.face)
+    gloss = rng.uniform(-0.25, 0.25, 2) if rng.random() < 0.3 * effects else None
     for k, (spot, quad, tl) in enumerate(zip(spots, quads, lifts), start=1):
         h = max(8, int(round(spot.height)))
         face, alpha = tile_face(style, spot.index, h) if spot.index is not None else tile_back(style, h)
+        if gloss is not None:  # glossy plastic: brighter towards the lamp
+            fh, fw = face.shape[:2]
+            ramp = (np.linspace(-0.5, 0.5, fw, dtype=np.float32)[None, :] * gloss[0]
+                    + np.linspace(-0.5, 0.5, fh, dtype=np.float32)[:, None] * gloss[1])
+            face = face.astype(np.float32) * (1 + ramp)[..., None]
         if rng.random() < 0.5:  # each tile catches the light a little differently
-            face = np.clip(face.astype(np.float32) * rng.uniform(0.92, 1.05), 0, 255)
+            face = face.astype(np.float32) * rng.uniform(0.92, 1.05)
+        face = np.clip(face, 0, 255)
         full[k] = draw_tile(canvas, idmap, k, face, alpha, quad, tl, side_color)
     for rack in layout.racks:
         for ledge in rack.ledges:

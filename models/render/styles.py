@@ -53,7 +53,7 @@ REDS = ((40, 30, 210), (50, 40, 190), (30, 20, 225), (60, 30, 170), (70, 50, 200
 FACES_IVORY = ((203, 229, 240), (196, 223, 236), (210, 233, 243), (190, 217, 230))
 FACES_WHITE = ((245, 246, 246), (238, 240, 240), (250, 250, 248))
 
-JOKER_DESIGNS = ("smiley", "smiley_red", "smiley_colour", "jester", "filled", "letter", "sun")
+JOKER_DESIGNS = ("smiley", "smiley_red", "smiley_colour", "jester", "filled", "letter", "sun", "sun_red")
 MARKS = ("ring", "logo", "frame", "dot", "bar", "none")  # "none": 6 and 9 are underlined instead
 
 

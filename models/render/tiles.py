@@ -166,8 +166,9 @@ def _draw_joker(img: np.ndarray, style: Style, width: int, height: int) -> None:
         "smiley_colour": (red, blue, orange),
         "jester": (black, blue, red),
         "sun": (black, black, red),
+        "sun_red": (red, red, red),
     }.get(design, (black, black, black))
-    if design == "sun":
+    if design.startswith("sun"):
         for k in range(12):
             a = k * np.pi / 6
             p0 = (cx + 1.05 * r * np.cos(a), cy + 1.05 * r * np.sin(a))
