@@ -79,6 +79,8 @@ def test_start_game_and_turns_through_the_api(client, live, clock):
     assert body["state"]["game"]["current"] == "Ben"
     turns = client.get("/api/turns").get_json()
     assert [(t["player"], t["action"], t["legal"]) for t in turns] == [("Ann", "pass", True)]
+    log = client.get("/scores").get_data(as_text=True)
+    assert 'id="turn-log"' in log and "O11 O12 O13" in log
 
 
 def test_hand_scored_and_exported_as_csv(client, live):
@@ -98,7 +100,7 @@ def test_hand_scored_and_exported_as_csv(client, live):
     rows = list(csv.reader(io.StringIO(res.get_data(as_text=True))))
     assert rows == [["", "Ann", "Ben"], ["Game 1", "42", "-42"], ["Total", "42", "-42"]]
     page = client.get("/scores").get_data(as_text=True)
-    assert "Export CSV" in page and "42" in page
+    assert "Export CSV" in page and "+42" in page and "Games won" in page
 
 
 def test_settings_change_rules_and_hint(client):

@@ -20,8 +20,10 @@ def table():
 
 @bp.get("/scores")
 def scores():
-    return render_template("scores.html", sheet=companion().session.sheet_json(),
-                           game=companion().session.to_json())
+    session = companion().session
+    turns = session.store.turns(session.game_id, limit=30) if session.game_id else []
+    return render_template("scores.html", sheet=session.sheet_json(), game=session.to_json(),
+                           turns=list(reversed(turns)))
 
 
 @bp.route("/new", methods=["GET", "POST"])
