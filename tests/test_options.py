@@ -92,3 +92,13 @@ def test_to_dict_round_trip(name):
 
 def test_xp_box_has_four_jokers():
     assert find_variant("xp").max_jokers == 4 and find_variant("sabra").max_jokers == 2
+
+
+def test_docs_table_names_every_option_and_variant():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    for name in OPTION_DOCS:
+        assert f"| `{name}` |" in doc, name
+    for name in VARIANTS:
+        assert f"| `{name}` |" in doc, name
