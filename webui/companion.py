@@ -105,9 +105,10 @@ class Companion:
     def table_state(self):
         return self.live.state()
 
-    def table_now(self) -> list[list[Tile]]:
+    def table_now(self, ts=None) -> list[list[Tile]]:
         """The latest stable table (the live pipeline never reports a half-moved one)."""
-        return [list(s) for s in (self.table_state().tables or [])]
+        ts = ts if ts is not None else self.table_state()
+        return [list(s) for s in (ts.tables or [])]
 
     def settled_table(self, timeout: float = 1.5) -> list[list[Tile]]:
         """The table once hands are off it: waits up to ``timeout`` s while the camera sees movement."""
@@ -118,8 +119,8 @@ class Companion:
             ts = self.table_state()
         return [list(s) for s in (ts.tables or [])]
 
-    def picture(self) -> bytes | None:
-        ts = self.table_state()
+    def picture(self, ts=None) -> bytes | None:
+        ts = ts if ts is not None else self.table_state()
         return getattr(ts, "annotated_jpeg", None) or getattr(ts, "frame_jpeg", None)
 
     # ticker -------------------------------------------------------------------
@@ -127,8 +128,8 @@ class Companion:
         """One step of the background clock: time-outs and the restore banner."""
         ts = self.table_state()
         if getattr(ts, "stable", True):
-            self.session.check_restored(self.table_now())
-        self.session.tick(self.table_now(), self.picture())
+            self.session.check_restored(self.table_now(ts))
+        self.session.tick(self.table_now(ts), self.picture(ts))
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -149,16 +150,17 @@ class Companion:
                 pass
 
     # output -------------------------------------------------------------------
-    def version(self) -> str:
-        return f"{getattr(self.table_state(), 'version', 0)}.{self.session.version}"
+    def version(self, ts=None) -> str:
+        ts = ts if ts is not None else self.table_state()
+        return f"{getattr(ts, 'version', 0)}.{self.session.version}"
 
     def state_json(self) -> dict:
         ts = self.table_state()
         options = self.session.options
-        table = self.table_now()
+        table = self.table_now(ts)
         sets = sets_json(ts, options)
         return {
-            "version": self.version(),
+            "version": self.version(ts),
             "camera": {
                 "ok": bool(getattr(ts, "camera_ok", False)),
                 "error": getattr(ts, "camera_error", None),
@@ -166,7 +168,7 @@ class Companion:
                 "fps": round(float(getattr(ts, "fps", 0.0) or 0.0), 1),
                 "version": getattr(ts, "version", 0),
                 "changed_at": getattr(ts, "changed_at", None),
-                "has_picture": self.picture() is not None,
+                "has_picture": self.picture(ts) is not None,
             },
             "table": format_table(table),
             "sets": sets,
