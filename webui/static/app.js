@@ -91,13 +91,16 @@ function fmt(seconds) {
 function drawClock() {
   const c = $("clock");
   const b = clockBase;
+  const caption = $("clock-caption");
   c.classList.remove("warn", "danger", "idle");
-  if (!b.running) { c.textContent = "--:--"; c.classList.add("idle"); return; }
+  if (!b.running) { c.textContent = "--:--"; c.classList.add("idle"); caption.textContent = "clock stopped"; return; }
   const elapsed = (performance.now() - b.at) / 1000;
   if (b.remaining == null) {                      // no time limit: count up
     c.textContent = fmt(b.elapsed + elapsed);
+    caption.textContent = "turn time (no limit)";
     return;
   }
+  caption.textContent = `left of ${fmt(b.limit)}`;
   const left = b.remaining - elapsed;
   c.textContent = fmt(left);
   const warnAt = Math.max(10, Math.round(b.limit * 0.25));
