@@ -54,10 +54,7 @@ def options_from(doc: dict) -> RuleOptions:
         return base.replace(**extra) if extra else base
     if not isinstance(rules, str):
         raise ValueError(f"'rules' must be a name or an object, not {json.dumps(rules)}")
-    opts = find_variant(rules, **extra)
-    if rules.strip().lower() in ("sabra", "american", "international", "israeli"):
-        opts = opts.replace(scoring=rules.strip().lower()) if opts.scoring != rules.strip().lower() else opts
-    return opts
+    return find_variant(rules, **extra)
 
 
 def hand_from(doc: dict, options: RuleOptions, where: str = "hand") -> HandResult:

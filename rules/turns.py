@@ -226,8 +226,9 @@ def _check_reuse(o, b, a, before_sets, after_sets, placed_count, problems) -> No
     s = after_sets[a.set_index]
     have = Counter(s)
     existed = any(
-        all(have[t] >= n for t, n in Counter(t for t in old if not t.is_joker).items())
-        for old in before_sets
+        all(have[t] >= n for t, n in need.items())
+        for need in (Counter(t for t in old if not t.is_joker) for old in before_sets)
+        if need
     )
     from_rack = Counter({t: min(n, placed_count[t]) for t, n in have.items() if not t.is_joker})
     label = format_tiles(s)

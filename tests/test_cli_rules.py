@@ -71,6 +71,19 @@ class TestScore:
         code, out, _ = run(capsys, "score", "--json", "-", stdin=json.dumps(doc), monkeypatch=monkeypatch)
         assert json.loads(out)["scores"] == {"A": 44, "B": -1, "C": -43}
 
+    @pytest.mark.parametrize(
+        "rules, expected",
+        [({"rules": "sabra", "options": {"joker_penalty": 25}}, 30),
+         ({"rules": {"variant": "dutch_sabra"}}, 30),
+         ({"rules": "sabra", "options": {"scoring": "israeli"}}, 35)],
+    )
+    def test_rules_as_options(self, capsys, monkeypatch, rules, expected):
+        doc = {**rules, "racks": {"Ann": [], "Bob": ["R5", "J"]}}
+        code, out, _ = run(capsys, "score", "--json", "-", stdin=json.dumps(doc), monkeypatch=monkeypatch)
+        assert code == 0 and json.loads(out)["scores"]["Bob"] in (-expected, expected)
+        if "israeli" in json.dumps(rules):
+            assert json.loads(out)["scores"] == {"Ann": -100, "Bob": 35}
+
     def test_whole_game_sheet(self, capsys, monkeypatch):
         doc = {"rules": "sabra", "players": ["A", "B"],
                "hands": [{"racks": {"A": [], "B": ["R5"]}}, {"racks": {"A": ["K9"], "B": []}},
