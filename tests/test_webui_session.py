@@ -352,3 +352,29 @@ def test_rules_saved_by_an_older_version_still_load(tmp_path, clock):
     s.store.save_game(s.game_id, s.state, options)
     again = GameSession(Store(tmp_path / "companion.sqlite3"), now=clock)
     assert again.options.turn_time_limit == 45 and again.current_player == "Ann"
+
+
+TABLES = ["", "R10 R11 R12", "R10 R11 R12 | K1 K2", "R10 R11 R12 R13 | O5 B5 K5", "J R2 R3"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["end", "pass", "tick", "rummikub"]), st.sampled_from(TABLES)),
+                min_size=1, max_size=10))
+def test_whatever_happens_a_restart_shows_the_same_game(tmp_path_factory, steps):
+    """Write-through: after any run of actions a fresh session on the same file sees the same game."""
+    path = tmp_path_factory.mktemp("db") / "c.sqlite3"
+    clock = FakeClock()
+    s = GameSession(Store(path), options=find_variant("sabra"), now=clock)
+    s.start_game(["A", "B", "C"])
+    for action, table in steps:
+        if action == "tick":
+            clock.advance(61)
+            s.tick(T(table), b"pic")
+        elif action == "rummikub":
+            s.call_rummikub(T(table))
+            s.confirm_tally({p["name"]: "K5" for p in s.state["players"] if p["name"] != s.current_player})
+        else:
+            s.end_turn(T(table), action="done" if action == "end" else "pass")
+        again = GameSession(Store(path), now=clock)
+        assert again.to_json() == s.to_json()
+        assert again.sheet_json() == s.sheet_json()
