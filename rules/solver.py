@@ -106,41 +106,32 @@ def solve(
     cat = _catalogue(o.one_high, 2 if o.two_jokers_in_set else 1)
     table_counts = _counts(t for s in table for t in s)
     rack_counts = _counts(rack)
-    before = sum(analyse_set(s, o).value or 0 for s in table)
+    before = sum(_set_value(s, o) for s in table)
     n_table = int(table_counts.sum())
 
     if initial is not None:
         # new sets from the rack alone; the table stays exactly as it lies
-        model = _Model(cat, avail=rack_counts, low=np.zeros(_FACES, int))
+        model = _Model(cat, avail=rack_counts, low=np.zeros(_FACES, dtype=np.int64))
         model.add_row("size", lower=1)
         model.add_row("value", lower=initial)
-        kept_sets: list[list[Tile]] = [_natural(s, o) for s in table]
-        kept = len(table)
-        placed_offset = 0
     else:
         model = _Model(cat, avail=table_counts + rack_counts, low=table_counts)
-        _add_keep_columns(model, table, o)
+        model.keep(table, o)
         model.add_row("size", lower=n_table + 1)
-        kept_sets, kept = [], 0
-        placed_offset = n_table
 
-    faces_played_max = sum(t.number or 0 for t in rack)
     if objective == "tiles":
-        primary, third, third_max = "size", "face", faces_played_max
+        sets = model.solve("size", "face", sum(t.number or 0 for t in rack))
     else:
-        primary, third, third_max = "value", "size", len(rack)
-    chosen = model.solve(primary, third, third_max)
-    if chosen is None:
+        sets = model.solve("value", "size", len(rack))
+    if sets is None:
         return None
-
-    sets, kept_now = model.layout(chosen)
-    after = kept_sets + sets
+    if initial is not None:
+        after, kept = [*(_natural(s, o) for s in table), *sets], len(table)
+    else:
+        after, kept = _in_table_order(sets, table)
     placed = sorted((Counter(t for s in after for t in s) - Counter(t for s in table for t in s)).elements())
-    count = int(sum(model.size[j] * x for j, x in chosen.items())) - placed_offset
-    value = int(sum(model.value[j] * x for j, x in chosen.items()))
-    value = value - before if initial is None else value
-    assert count == len(placed), "solver layout does not match its own count"
-    return Solution(count=count, value=value, placed=placed, sets=after, kept=kept + kept_now)
+    value = sum(_set_value(s, o) for s in after) - before
+    return Solution(count=len(placed), value=value, placed=placed, sets=after, kept=kept)
 
 
 def arrange(
@@ -163,12 +154,9 @@ def arrange(
     cat = _catalogue(o.one_high, 2 if o.two_jokers_in_set else 1)
     model = _Model(cat, avail=counts, low=counts)
     like = [list(s) for s in like or () if analyse_set(list(s), o).valid]
-    _add_keep_columns(model, like, o, extend=False)
-    chosen = model.solve(None, None, 0)
-    if chosen is None:
-        return None
-    sets, _ = model.layout(chosen)
-    return sets
+    model.keep(like, o, extend=False)
+    sets = model.solve(None, None, 0)
+    return None if sets is None else _in_table_order(sets, like)[0]
 
 
 def suggest_rearrangement(
@@ -220,6 +208,7 @@ class _Catalogue:
     value: np.ndarray  # jokers as the tiles they stand for, best reading
     face: np.ndarray  # face value of the number tiles only
     layout: tuple[tuple[Tile, ...], ...]  # natural order, JOKER at its place
+    index: dict  # (sorted natural indices, jokers) -> row
 
 
 @lru_cache(maxsize=8)
@@ -262,7 +251,7 @@ def _catalogue(one_high: bool, jokers_per_set: int) -> _Catalogue:
         layouts.append(shown)
     for a in (S, value, face):
         a.setflags(write=False)
-    return _Catalogue(S, S.sum(1), value, face, tuple(layouts))
+    return _Catalogue(S, S.sum(1), value, face, tuple(layouts), {k: j for j, k in enumerate(keys)})
 
 
 def _natural(tiles: Sequence[Tile], o: RuleOptions) -> list[Tile]:
@@ -298,61 +287,64 @@ def _place(meant: Tile, reading: Sequence[Tile]) -> tuple[int, int]:
 class _Model:
     """The candidate columns that fit the tiles at hand, their rows, and the HiGHS call.
 
-    Catalogue columns come first; columns for kept table sets are added after
-    them and belong to a cap (how many copies of that set lay on the table).
+    ``reward`` is the secondary objective: a column that holds a whole set of
+    the layout to keep (``keep``) earns that set's size.  Catalogue columns
+    are checked for it at once; kept sets the catalogue lacks (runs longer
+    than 5, sets with more jokers) and their extensions get columns of their own.
     """
 
     def __init__(self, cat: _Catalogue, avail: np.ndarray, low: np.ndarray) -> None:
-        self.avail, self.low = avail, low
+        self.cat, self.avail, self.low = cat, avail, low
         idx = np.flatnonzero((cat.S <= avail).all(axis=1))
         self.S = cat.S[idx]
         self.size = cat.size[idx]
         self.value = cat.value[idx]
         self.face = cat.face[idx]
         self.layouts = [cat.layout[j] for j in idx]
-        self.group = np.full(len(idx), -1)
         self.reward = np.zeros(len(idx), dtype=np.int64)
-        self.caps: list[int] = []
         self.rows: list[tuple[str, float, float]] = []
-        self._extra: list[tuple[np.ndarray, int, int, int, int, int]] = []
 
     @property
     def n(self) -> int:
         return len(self.size)
 
-    def add_column(self, tiles: Sequence[Tile], value: int, reward: int, group: int) -> None:
-        """A kept (or grown) table set; skipped when the tiles at hand cannot make it."""
-        counts = _counts(tiles)
-        if (counts <= self.avail).all():
-            self._extra.append((counts, len(tiles), value, sum(t.number or 0 for t in tiles), reward, group))
-            self.layouts.append(tuple(tiles))
+    def keep(self, table: Sequence[Sequence[Tile]], o: RuleOptions, extend: bool = True) -> None:
+        """Reward columns holding a whole set of ``table`` (with up to two tiles added when ``extend``)."""
+        extra: dict[tuple, tuple[list[Tile], int]] = {}
+        for s in {tuple(sorted(s)): s for s in table}.values():
+            counts = _counts(s)
+            if not (counts <= self.avail).all():
+                continue
+            self.reward = np.maximum(self.reward, len(s) * (self.S >= counts).all(axis=1))
+            pairs = _pairs(s, o)
+            # a grown set can only fall outside the catalogue from 4 tiles or 2 jokers up
+            extend_here = extend and (len(s) >= 4 or sum(t.is_joker for t in s) >= 2)
+            grown = [] if pairs is None else [pairs, *(_extensions(pairs, o) if extend_here else ())]
+            for shown in [list(s)] if pairs is None else [[t for t, _ in g] for g in grown]:
+                key = (tuple(sorted(t.index for t in shown if not t.is_joker)), sum(t.is_joker for t in shown))
+                if key not in self.cat.index and len(s) > extra.get(key, ((), 0))[1]:
+                    extra[key] = (shown, len(s))
+        columns = [(shown, r) for shown, r in extra.values() if (_counts(shown) <= self.avail).all()]
+        if columns:
+            self.S = np.vstack([self.S, [_counts(shown) for shown, _ in columns]])
+            self.size = np.append(self.size, [len(shown) for shown, _ in columns])
+            self.value = np.append(self.value, [_set_value(shown, o) for shown, _ in columns])
+            self.face = np.append(self.face, [sum(t.number or 0 for t in shown) for shown, _ in columns])
+            self.reward = np.append(self.reward, [r for _, r in columns])
+            self.layouts += [tuple(shown) for shown, _ in columns]
 
-    def close(self) -> None:
-        """Fold the added columns into the arrays (once, after the last add_column)."""
-        if self._extra:
-            counts, size, value, face, reward, group = zip(*self._extra)
-            self.S = np.vstack([self.S, np.array(counts)])
-            self.size = np.append(self.size, size)
-            self.value = np.append(self.value, value)
-            self.face = np.append(self.face, face)
-            self.reward = np.append(self.reward, reward)
-            self.group = np.append(self.group, group)
-            self._extra = []
-
-    def add_row(self, coeffs: str, lower: float = -np.inf, upper: float = np.inf) -> None:
+    def add_row(self, measure: str, lower: float = -np.inf, upper: float = np.inf) -> None:
         """A bound on one of the column measures ("size" or "value") summed over the sets laid."""
-        self.rows.append((coeffs, lower, upper))
+        self.rows.append((measure, lower, upper))
 
-    def solve(self, primary: str | None, third: str | None, third_max: int) -> dict[int, int] | None:
-        """Column -> copies laid, for the best lexicographic objective; None if infeasible.
+    def solve(self, primary: str | None, third: str | None, third_max: int) -> list[list[Tile]] | None:
+        """The sets laid for the best lexicographic objective; None if there is no solution.
 
         ``primary`` and ``third`` name column measures ("size", "value", "face").
         """
-        self.close()
         zero = np.zeros(self.n, dtype=np.int64)
         w2 = third_max + 1
-        most_kept = sum(cap * int(self.reward[self.group == g].max(initial=0)) for g, cap in enumerate(self.caps))
-        w1 = (most_kept + 1) * w2
+        w1 = (int(self.avail.sum()) + 1) * w2  # the reward never exceeds the tiles laid
         cost = w1 * (getattr(self, primary) if primary else zero) + w2 * self.reward
         cost = cost + (getattr(self, third) if third else zero)
 
@@ -364,45 +356,29 @@ class _Model:
             blocks.append(getattr(self, measure)[None, :])
             lo.append(np.array([a], float))
             hi.append(np.array([b], float))
-        if self.caps:
-            blocks.append((self.group[None, :] == np.arange(len(self.caps))[:, None]).astype(np.int64))
-            lo.append(np.full(len(self.caps), -np.inf))
-            hi.append(np.array(self.caps, float))
         A = np.vstack(blocks)
         safe = np.maximum(self.S, 1)
         ub = np.where(self.S > 0, self.avail[None, :] // safe, np.iinfo(np.int64).max).min(axis=1)
-        return _run_highs(cost, ub.astype(float), A, np.concatenate(lo), np.concatenate(hi))
-
-    def layout(self, chosen: dict[int, int]) -> tuple[list[list[Tile]], int]:
-        """Sets in laying-out order: kept table sets in table order, then new sets."""
-        kept: dict[int, list[list[Tile]]] = {}
-        new: list[list[Tile]] = []
-        for j in sorted(chosen):
-            for _ in range(chosen[j]):
-                g = int(self.group[j])
-                (kept.setdefault(g, []) if g >= 0 else new).append(list(self.layouts[j]))
-        out = [s for g in sorted(kept) for s in kept[g]]
-        return out + new, len(out)
+        chosen = _run_highs(cost, ub.astype(float), A, np.concatenate(lo), np.concatenate(hi))
+        if chosen is None:
+            return None
+        return [list(self.layouts[j]) for j in sorted(chosen) for _ in range(chosen[j])]
 
 
-def _add_keep_columns(model: _Model, table: Sequence[Sequence[Tile]], o: RuleOptions, extend: bool = True) -> None:
-    """Columns for each table set kept whole, or with one or two tiles added (capped by its copies)."""
-    copies = Counter(tuple(sorted(t.index for t in s)) for s in table)
-    seen: set[tuple[int, ...]] = set()
+def _in_table_order(sets: list[list[Tile]], table: Sequence[Sequence[Tile]]) -> tuple[list[list[Tile]], int]:
+    """Sets that hold a whole table set first, where that set lay; then the new ones. Also: how many."""
+    if not sets:
+        return [], 0
+    have = np.array([_counts(s) for s in sets])
+    free = np.ones(len(sets), dtype=bool)
+    first = []
     for s in table:
-        key = tuple(sorted(t.index for t in s))
-        if key in seen:
-            continue
-        seen.add(key)
-        g = len(model.caps)
-        model.caps.append(copies[key])
-        pairs = _pairs(s, o)
-        if pairs is None:  # only jokers: keep it as it lies
-            model.add_column(list(s), analyse_set(s, o).value or 0, len(s), g)
-            continue
-        for grown in [pairs, *(_extensions(pairs, o) if extend else ())]:
-            shown = [t for t, _ in grown]
-            model.add_column(shown, _set_value(shown, grown, o), len(s), g)
+        fits = np.flatnonzero(free & (have >= _counts(s)).all(axis=1))
+        if len(fits):
+            free[fits[0]] = False
+            first.append(fits[0])
+    rest = np.flatnonzero(free)
+    return [sets[i] for i in [*first, *rest]], len(first)
 
 
 def _pairs(tiles: Sequence[Tile], o: RuleOptions) -> list[tuple[Tile, Tile]] | None:
@@ -413,7 +389,7 @@ def _pairs(tiles: Sequence[Tile], o: RuleOptions) -> list[tuple[Tile, Tile]] | N
     return sorted(zip(tiles, reading), key=lambda p: _place(p[1], reading))
 
 
-def _set_value(shown: list[Tile], pairs: Sequence[tuple[Tile, Tile]], o: RuleOptions) -> int:
+def _set_value(shown: list[Tile], o: RuleOptions) -> int:
     """The set's value as rules.sets counts it: a joker as the most valuable tile it may stand for."""
     if not any(t.is_joker for t in shown):
         return sum(t.number for t in shown)
