@@ -334,6 +334,7 @@ class GameSession:
             if _flow(self.options) == SABRA_FLOW and not verdict["placed"]:
                 self._draw(player, 1)  # no tile placed: the player draws one from the pool
                 action = "pass" if action == "pass" else "draw"
+                verdict = dict(verdict, summary="no tile placed: draws a tile from the pool")
             if discard_tile is not None:
                 player["rack_count"] = max(0, player["rack_count"] - 1)
                 player["last_discard"] = discard_tile.code
@@ -445,6 +446,7 @@ class GameSession:
                 self._credit(player, verdict)
                 if not verdict["placed"] and turn["phase"] != "meld":
                     self._draw(player, 1)
+                    verdict = dict(verdict, summary="time is up with no tile placed: draws a tile from the pool")
                 return self._finish_turn(table, picture, "timeout", verdict, 0)
             before = self.table_before()
             penalty = self._draw(player, self.options.unfinished_turn_penalty)
