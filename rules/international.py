@@ -119,22 +119,38 @@ def _high(n: int) -> bool:  # "no tile lower than 10 (1 counts high)"
 
 
 def splits(tiles: Sequence[Tile]) -> list[tuple[Meld, ...]]:
-    """Every way to lay all ``tiles`` as groups and runs (jokers filling), without repeats."""
+    """Every way to lay all ``tiles`` as groups and runs (jokers filling), without repeats.
+
+    The search always places the lowest remaining tile first and remembers what
+    each remainder (tiles left, jokers left) can become, so a hand is explored
+    once per distinct remainder rather than once per path.
+    """
     naturals = Counter(t for t in tiles if not t.is_joker)
     jokers = sum(t.is_joker for t in tiles)
-    found: set[tuple[Meld, ...]] = set()
-    _split(naturals, jokers, (), found)
-    return sorted(found, key=lambda s: [(m.kind, m.colour or -1, m.numbers) for m in s])
+    found = _split(naturals, jokers, {})
+    return sorted(found, key=lambda s: [_meld_key(m) for m in s])
 
 
-def _split(naturals: Counter, jokers: int, done: tuple[Meld, ...], found: set) -> None:
+def _meld_key(m: Meld):
+    return (m.kind, -1 if m.colour is None else int(m.colour), m.numbers)
+
+
+def _split(naturals: Counter, jokers: int, memo: dict) -> frozenset:
+    key = (tuple(sorted((t.index, n) for t, n in naturals.items() if n)), jokers)
+    if key in memo:
+        return memo[key]
+    out: set[tuple[Meld, ...]] = set()
     if not +naturals:
         if jokers == 0:
-            found.add(tuple(sorted(done, key=lambda m: (m.kind, -1 if m.colour is None else m.colour, m.numbers))))
-        return  # leftover jokers alone cannot make a set of 3 with the 106-tile box
-    first = min(t for t in naturals if naturals[t])
-    for meld, used, j in _melds_with(first, naturals, jokers):
-        _split(naturals - used, jokers - j, done + (meld,), found)
+            out.add(())
+        # leftover jokers alone cannot make a set of 3 with the 106-tile box
+    else:
+        first = min(t for t in naturals if naturals[t])
+        for meld, used, j in _melds_with(first, naturals, jokers):
+            for rest in _split(naturals - used, jokers - j, memo):
+                out.add(tuple(sorted(rest + (meld,), key=_meld_key)))
+    memo[key] = frozenset(out)
+    return memo[key]
 
 
 def _melds_with(first: Tile, naturals: Counter, jokers: int) -> Iterator[tuple[Meld, Counter, int]]:
@@ -155,7 +171,9 @@ def _melds_with(first: Tile, naturals: Counter, jokers: int) -> Iterator[tuple[M
     # runs of colour c through x (x=1 may sit low or high)
     places = [x] + ([HIGH] if x == 1 else [])
     for at in places:
-        for s in range(max(1, at - 12), at + 1):
+        # below the lowest remaining tile of its colour only jokers fit (not so for a high '1')
+        lowest = at - 12 if at == HIGH else max(at - 12, at - jokers)
+        for s in range(max(1, lowest), at + 1):
             for e in range(max(at, s + 2), min(HIGH, s + 12) + 1):
                 if s == 1 and e == HIGH:
                     continue

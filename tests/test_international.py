@@ -127,3 +127,32 @@ def test_settlement_sums_to_zero(scores):
     n, total = len(scores), sum(scores.values())
     assert net == {p: n * s - total for p, s in scores.items()}
     assert all(p.amount > 0 for p in pays)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_any_fourteen_tiles_laid_as_sets_is_a_closed_hand(data):
+    from collections import Counter
+
+    from rules.tiles import JOKER, Color, Tile
+
+    sizes = data.draw(st.sampled_from([(3, 3, 4, 4), (3, 3, 3, 5), (4, 5, 5), (7, 7)]))
+    tiles = []
+    for size in sizes:
+        if size <= 4 and data.draw(st.booleans()):
+            n = data.draw(st.integers(1, 13))
+            tiles += [Tile(c, n) for c in data.draw(st.permutations(list(Color)))[:size]]
+        else:
+            c = data.draw(st.sampled_from(list(Color)))
+            start = data.draw(st.integers(1, 14 - size))
+            tiles += [Tile(c, k) for k in range(start, start + size)]
+    if max(Counter(tiles).values()) > 2:
+        return  # more copies than the box holds
+    for _ in range(data.draw(st.integers(0, 2))):
+        tiles[data.draw(st.integers(0, 13))] = JOKER
+    jokers = tiles.count(JOKER)
+    found = classify_closed_hand(tiles)
+    assert found is not None and found.jokers == jokers
+    assert found.points >= HAND_TYPES[0].points[jokers]  # at least a Basic hand
+    for split in splits(tiles):
+        assert sum(len(m.numbers) for m in split) == 14
