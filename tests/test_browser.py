@@ -104,6 +104,10 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     # Ben breaks a run and runs out of time: the start-of-turn snapshot is shown, 3 tiles penalty
     live.set_table("R1 R2 | R3 K3 | K7 B7 O7 J | O11 O12 O13")
     page.wait_for_function("document.querySelectorAll('#sets .set.invalid').length === 2")
+    page.keyboard.press("Space")  # not legal: the turn goes on, and the page says why
+    page.wait_for_function("document.getElementById('verdict').classList.contains('illegal')")
+    assert page.locator("#current-player").inner_text() == "Ben"
+    assert page.locator("#verdict-problems li").count() >= 2
     clock.advance(61)
     page.locator("#restore").wait_for()
     assert "Ben" in page.locator("#restore-text").inner_text()

@@ -283,3 +283,15 @@ def test_serve_command_line(capsys):
     assert (args.source, args.host, args.port, args.db) == ("0", "0.0.0.0", 8080, "x.sqlite3")
     assert main(["serve", "--port", "70000"]) == 2
     assert "70000" in capsys.readouterr().err
+
+
+def test_preview_follows_repairs_after_an_illegal_end(client, live):
+    live.set_table("R1 R2 R3")
+    start(client)
+    live.set_table("R1 R2 R3 | K5 B5")
+    body = client.post("/api/turn/end").get_json()
+    assert body["verdict"]["legal"] is False
+    assert body["state"]["preview"]["legal"] is False
+    live.set_table("R1 R2 R3 | K11 B11 O11")  # the player repairs the table
+    state = client.get("/api/state").get_json()
+    assert state["preview"]["legal"] is True and state["game"]["turn"]["attempt"]["legal"] is False

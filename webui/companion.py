@@ -150,6 +150,16 @@ class Companion:
                 pass
 
     # output -------------------------------------------------------------------
+    def _preview(self, table) -> dict | None:
+        """The verdict the turn would get now, so a player fixing an illegal table sees his progress."""
+        if not self.session.has_game or self.session.state["status"] != "playing":
+            return None
+        try:
+            return self.session.judge(table)
+        except ValueError as exc:  # e.g. more copies of a tile than the box holds: say so
+            return {"legal": False, "changed": True, "placed": [], "problems": [str(exc)],
+                    "summary": f"not legal: {exc}"}
+
     def version(self, ts=None) -> str:
         ts = ts if ts is not None else self.table_state()
         return f"{getattr(ts, 'version', 0)}.{self.session.version}"
@@ -177,6 +187,7 @@ class Companion:
             "clock": self.session.clock(),
             "scores": self.session.sheet_json(),
             "options": options.to_dict(),
+            "preview": self._preview(table),
             "hint": self.session.hint(table),
             "suggestion": self.session.suggestion(table),
         }

@@ -158,13 +158,17 @@ function render(s) {
 
 function renderVerdict(s) {
   const g = s.game || {};
-  const v = (g.turn && g.turn.attempt) || g.last_verdict;
+  const attempt = g.turn && g.turn.attempt;
+  // after an illegal end of turn, follow the player's repairs live (s.preview is the verdict now)
+  const v = attempt ? { ...(s.preview || attempt), player: g.current } : g.last_verdict;
   const box = $("verdict");
   box.hidden = !v;
   if (!v) return;
   box.className = "card verdict " + (v.legal ? "legal" : "illegal");
   const who = v.player ? `${v.player}: ` : "";
-  $("verdict-summary").textContent = who + (v.summary || (v.legal ? "legal" : "not legal"));
+  let summary = v.summary || (v.legal ? "legal" : "not legal");
+  if (attempt && v.legal) summary = "the table is legal now: end the turn";
+  $("verdict-summary").textContent = who + summary;
   $("verdict-problems").replaceChildren(...(v.problems || []).map((p) => el("li", { text: p })));
   const sug = s.suggestion;
   $("suggestion").hidden = !sug;
