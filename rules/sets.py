@@ -23,6 +23,7 @@ from rules.tiles import ALL_FACES, JOKER, Color, Tile
 
 _DEFAULT = RuleOptions()
 HIGH_ONE = 14  # a '1' played after 13 (American and International)
+_COLOURS = tuple(Color)  # iterating the enum class itself is slow
 # _FACES[colour][number] is the shared Tile (number 14 is the high '1'): no Tile is built per call
 _FACES = {c: [None] + [ALL_FACES[int(c) * 13 + k - 1] for k in range(1, 14)] + [ALL_FACES[int(c) * 13]]
           for c in Color}
@@ -109,13 +110,17 @@ def _colour(c: Color) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def _analyse(tiles: tuple[Tile, ...], one_high: bool, max_jokers: int, two_jokers: bool) -> SetVerdict:
-    for t in tiles:
-        if not isinstance(t, Tile):
-            raise TypeError(f"a set holds tiles, not {t!r}")
     n = len(tiles)
-    spots = [i for i, t in enumerate(tiles) if t.is_joker]
+    spots: list[int] = []
+    naturals: list[Tile] = []
+    for i, t in enumerate(tiles):
+        if t.__class__ is not Tile:
+            raise TypeError(f"a set holds tiles, not {t!r}")
+        if t.color is None:
+            spots.append(i)
+        else:
+            naturals.append(t)
     k = len(spots)
-    naturals = [t for t in tiles if not t.is_joker]
 
     def bad(problem: str) -> SetVerdict:
         return SetVerdict(tiles, False, None, None, problem, ())
@@ -134,7 +139,7 @@ def _analyse(tiles: tuple[Tile, ...], one_high: bool, max_jokers: int, two_joker
     colours = {t.color for t in naturals}
     if len(numbers) == 1 and n <= 4 and len(colours) == len(naturals):
         x = naturals[0].number
-        missing = [c for c in Color if c not in colours]
+        missing = [c for c in _COLOURS if c not in colours]
         for combo in combinations(missing, k):
             r = list(tiles)
             for i, c in zip(spots, combo):
