@@ -72,6 +72,9 @@ def hand_from(doc: dict, options: RuleOptions, where: str = "hand") -> HandResul
     melded = doc.get("melded") or {}
     if not isinstance(melded, dict) or not all(isinstance(v, bool) for v in melded.values()):
         raise ValueError(f"{where}: 'melded' must be an object of player -> true/false")
+    for key in ("pool_empty", "first_turn", "original_hand", "joker_discard"):
+        if key in doc and not isinstance(doc[key], bool):
+            raise ValueError(f"{where}: '{key}' must be true or false, not {json.dumps(doc[key])}")
     kw: dict[str, Any] = {k: doc[k] for k in doc if k not in ("racks", "melded", "pool_empty")}
     if "hand" in kw:
         kw["hand"] = _tiles(kw["hand"], f"{where} closed hand")

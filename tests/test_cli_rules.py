@@ -131,6 +131,9 @@ class TestScore:
             ('{"racks": {"Ann": [], "Bob": ["R5"]}, "colour": 1}', "colour"),
             ('{"rules": {"game": "sabra", "joker_penalty": "x"}, "racks": {"A": [], "B": []}}', "joker_penalty"),
             ("[1, 2]", "object"),
+            ('{"racks": {"Ann": [], "Bob": ["R5"]}, "pool_empty": "yes"}', "pool_empty"),
+            ('{"racks": {"Ann": [], "Bob": ["R5"]}, "melded": {"Bob": "no"}}', "melded"),
+            ('{"racks": {"Ann": [], "Bob": 5}}', "Bob"),
         ],
     )
     def test_unusable_input_exit_2(self, capsys, monkeypatch, text, words):
