@@ -21,14 +21,16 @@ import time
 from collections import Counter
 from typing import Callable
 
-from rules.options import RuleOptions, find_variant
-from rules.tiles import Tile, format_table, format_tiles, parse_table, parse_tiles, NotationError
+from rules.options import OPTION_DOCS, RuleOptions, find_variant
+from rules.scoring import ScoreSheet, score_hand
+from rules.solver import solve, suggest_rearrangement
+from rules.tiles import STANDARD, XP, NotationError, Tile, format_table, format_tiles, parse_table, parse_tiles
+from rules.turns import validate_turn
 
 SABRA_FLOW = ("play",)
 DRAW_DISCARD_FLOW = ("draw", "meld")
 DRAW_SOURCES = ("pool", "discard", "trump")
 RACK_SIZE = 14
-PENALTY_TILES_DEFAULT = 3
 
 
 class SessionError(ValueError):
@@ -48,8 +50,6 @@ def _tiles_added(before: list[list[Tile]], after: list[list[Tile]]) -> list[Tile
 
 def _saved_options(d: dict) -> RuleOptions:
     """Rules saved by an older version: options it knew but this one does not are dropped."""
-    from rules.options import OPTION_DOCS
-
     return RuleOptions.from_dict({k: v for k, v in d.items() if k in OPTION_DOCS})
 
 
@@ -63,8 +63,6 @@ def player_limits(options: RuleOptions) -> tuple[int, int]:
 
 
 def box_size(options: RuleOptions) -> int:
-    from rules.tiles import STANDARD, XP
-
     return (XP if options.tile_set == "xp" else STANDARD).size
 
 
@@ -75,8 +73,7 @@ class GameSession:
         self.store = store
         self.now = now
         self._lock = threading.RLock()
-        self._changed = threading.Condition(self._lock)
-        self.version = 0
+        self.version = 0  # bumped on every change; the page's event stream watches it
         self.game_id: int | None = None
         self.state: dict | None = None
         self.snapshot_jpeg: bytes | None = None
@@ -99,8 +96,6 @@ class GameSession:
         self.snapshot_jpeg = base64.b64decode(snap) if snap else None
 
     def _sheet_from_state(self):
-        from rules.scoring import ScoreSheet
-
         return ScoreSheet.from_dict(self.state["sheet"])
 
     def _save(self) -> None:
@@ -109,15 +104,8 @@ class GameSession:
         self._bump()
 
     def _bump(self) -> None:
-        with self._changed:
+        with self._lock:
             self.version += 1
-            self._changed.notify_all()
-
-    def wait_for_change(self, version: int, timeout: float) -> int:
-        """Block until the session's version differs from ``version`` (or timeout); return it."""
-        with self._changed:
-            self._changed.wait_for(lambda: self.version != version, timeout=timeout)
-            return self.version
 
     # settings ---------------------------------------------------------------
     def set_options(self, options: RuleOptions) -> None:
@@ -149,8 +137,6 @@ class GameSession:
         options: RuleOptions | None = None,
     ) -> None:
         """Seat the players (listed clockwise round the table) and start the first hand."""
-        from rules.scoring import ScoreSheet
-
         with self._lock:
             if options is not None:
                 self.options = options
@@ -284,8 +270,6 @@ class GameSession:
 
     def judge(self, table: list[list[Tile]]) -> dict:
         """The verdict on the table now against the table at the start of the turn, in plain words."""
-        from rules.turns import validate_turn
-
         with self._lock:
             state = self._require()
             seat = state["turn"]["player"]
@@ -527,8 +511,6 @@ class GameSession:
 
     def confirm_tally(self, racks: dict[str, str], **extra) -> dict:
         """The players agree on every rack: score the hand and start the next one."""
-        from rules.scoring import score_hand
-
         with self._lock:
             state = self._require("tally")
             names = [p["name"] for p in state["players"]]
@@ -599,8 +581,6 @@ class GameSession:
             return {"player": player["name"], "needs_rack": True}
         key = ("solve", format_table(table), player["rack"], player["has_melded"])
         if key not in self._hint_cache:
-            from rules.solver import solve
-
             initial = None if player["has_melded"] else self.options.initial_meld
             try:
                 sol = solve(table, parse_tiles(player["rack"]), initial=initial, options=self.options)
@@ -625,8 +605,6 @@ class GameSession:
             return None
         key = ("arrange", format_table(table), self.state["turn"]["table_before"])
         if key not in self._hint_cache:
-            from rules.solver import suggest_rearrangement
-
             try:
                 sets = suggest_rearrangement(self.table_before(), table, self.options)
             except ValueError:
