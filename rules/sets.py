@@ -215,8 +215,11 @@ def _why_not(tiles, naturals, k, one_high) -> str:
     colours = {t.color for t in naturals}
     dup = sorted(t for t in set(naturals) if naturals.count(t) > 1)
     if len(numbers) == 1 and len(colours) < len(naturals):
-        twice = [_colour(c) for c in Color if sum(t.color == c for t in naturals) > 1]
-        return f"a group needs different colours, but {' and '.join(twice)} appear{'s' if len(twice) == 1 else ''} twice ({', '.join(map(str, dup))})"
+        again = [_colour(c) for c in Color if sum(t.color == c for t in naturals) > 1]
+        return (
+            f"a group needs different colours, but {' and '.join(again)} "
+            f"appear{'s' if len(again) == 1 else ''} more than once ({', '.join(map(str, dup))})"
+        )
     if len(numbers) == 1:
         return f"a group has at most 4 tiles; this one has {n}"
     if len(colours) > 1:
@@ -227,7 +230,7 @@ def _why_not(tiles, naturals, k, one_high) -> str:
         )
     colour = _colour(naturals[0].color)
     if dup:
-        return f"a run needs different numbers, but {', '.join(map(str, dup))} appears twice"
+        return f"a run needs different numbers, but {', '.join(map(str, dup))} appears more than once"
     if n > 13:
         return f"a run has at most 13 tiles; this one has {n}"
     if 1 in numbers and len(numbers) > 1:

@@ -70,7 +70,7 @@ def test_american_one_high_or_low_never_both(text, valid, value):
         ("R5 K6 B7", SABRA, "colours differ"),
         ("R5 R8 R9 J", SABRA, "2 missing"),
         ("K5 B5 O5 R5 J", SABRA, "at most 4"),
-        ("R5 R5 R6", SABRA, "R5 appears twice"),
+        ("R5 R5 R6", SABRA, "R5 appears more than once"),
     ],
 )
 def test_problems_in_plain_words(text, options, words):
