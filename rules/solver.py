@@ -9,16 +9,18 @@ sets laid must hold every table tile and at most the rack tiles on top:
 
 so the rack tiles played are ``y_i = sum_j s_ij x_j - t_i`` and need no
 variables of their own.  Longer runs never need a column: a run of 6 or more
-splits into runs of 3-5.  HiGHS (``highspy``) solves the program exactly.
+splits into runs of 3-5 (table sets the catalogue lacks, such as long runs,
+get a column of their own so they can stay as they are).  HiGHS (``highspy``)
+solves the program exactly.
 
 Objectives, one after the other (weights keep them strictly ordered):
 
 1. the chosen one: ``"tiles"`` (most rack tiles) or ``"value"`` (most
    points: the table's value after the move minus before, a joker counting
    as the tile it stands for, as in the initial-meld rule of seed 004_*);
-2. keep the table as it lies: every table set that stays together (as it is
-   or with tiles added at its ends) earns its size, so the suggestion is easy
-   to lay out by hand;
+2. keep the table as it lies: every set laid that holds a whole table set
+   (as it was, or with tiles added) earns that set's size, so the suggestion
+   is easy to lay out by hand;
 3. the other measure (with ``"tiles"``: the face value of the tiles played;
    with ``"value"``: how many tiles).
 
@@ -30,7 +32,7 @@ Joker"); the rule options on retrieved jokers are not modelled.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from typing import Iterable, Sequence
@@ -261,7 +263,7 @@ def _natural(tiles: Sequence[Tile], o: RuleOptions) -> list[Tile]:
 
 
 def _reading(s: Sequence[Tile], o: RuleOptions) -> tuple[Tile, ...] | None:
-    """What each tile of a valid set means: the reading that agrees with how the tiles lie, else the most valuable."""
+    """What each tile of a valid set means: as the tiles lie if that reads, else the most valuable reading."""
     verdict = analyse_set(list(s), o)
     if not verdict.readings:
         return None
@@ -273,12 +275,13 @@ def _reading_value(reading: Sequence[Tile]) -> int:
     return sum(t.number for t in reading)
 
 
-def _place(meant: Tile, reading: Sequence[Tile]) -> tuple[int, int]:
-    if len({t.color for t in reading}) == 1:  # a run; a '1' after 13 is high
-        high = any(t.number == 13 for t in reading)
-        n = 14 if meant.number == 1 and high else meant.number
-        return (n, 0)
-    return (int(meant.color), 0)
+def _place(meant: Tile, reading: Sequence[Tile]) -> int:
+    """Where a tile goes in natural order: by number in a run ('1' after 13 is high), by colour in a group."""
+    if len({t.color for t in reading}) == 1:
+        numbers = {t.number for t in reading}
+        high = 13 in numbers and 2 not in numbers
+        return 14 if meant.number == 1 and high else meant.number
+    return int(meant.color)
 
 
 # --- the integer program ----------------------------------------------------
@@ -340,7 +343,8 @@ class _Model:
     def solve(self, primary: str | None, third: str | None, third_max: int) -> list[list[Tile]] | None:
         """The sets laid for the best lexicographic objective; None if there is no solution.
 
-        ``primary`` and ``third`` name column measures ("size", "value", "face").
+        ``primary`` and ``third`` name column measures ("size", "value", "face");
+        with no primary objective the search is mostly for any feasible layout.
         """
         zero = np.zeros(self.n, dtype=np.int64)
         w2 = third_max + 1
@@ -359,7 +363,7 @@ class _Model:
         A = np.vstack(blocks)
         safe = np.maximum(self.S, 1)
         ub = np.where(self.S > 0, self.avail[None, :] // safe, np.iinfo(np.int64).max).min(axis=1)
-        chosen = _run_highs(cost, ub.astype(float), A, np.concatenate(lo), np.concatenate(hi))
+        chosen = _run_highs(cost, ub.astype(float), A, np.concatenate(lo), np.concatenate(hi), primary is None)
         if chosen is None:
             return None
         return [list(self.layouts[j]) for j in sorted(chosen) for _ in range(chosen[j])]
@@ -410,7 +414,7 @@ def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions) -> list[list[tupl
             meant = [m for _, m in pairs]
             jokers = sum(shown.is_joker for shown, _ in pairs)
             if len({m.color for m in meant}) == 1:  # a run: the next number at either end
-                colour, numbers = meant[0].color, [_place(m, meant)[0] for m in meant]
+                colour, numbers = meant[0].color, [_place(m, meant) for m in meant]
                 ends = []
                 if numbers[0] > 1:
                     ends.append((0, Tile(colour, numbers[0] - 1)))
@@ -432,7 +436,7 @@ def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions) -> list[list[tupl
     return list(out.values())
 
 
-def _run_highs(cost, ub, A, row_lo, row_hi) -> dict[int, int] | None:
+def _run_highs(cost, ub, A, row_lo, row_hi, feasibility: bool = False) -> dict[int, int] | None:
     n = len(cost)
     if n == 0:
         return None
@@ -441,10 +445,12 @@ def _run_highs(cost, ub, A, row_lo, row_hi) -> dict[int, int] | None:
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.5)  # every objective coefficient is whole
     h.setOptionValue("threads", 1)
-    # presolve and the costlier root heuristics take far longer than the search itself here
+    # presolve and the costlier root heuristics take far longer than the search itself here;
+    # only the feasibility jump pays, when any layout at all is sought (arrange)
     h.setOptionValue("presolve", "off")
-    for heuristic in ("rins", "rens", "root_reduced_cost", "feasibility_jump"):
+    for heuristic in ("rins", "rens", "root_reduced_cost"):
         h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
+    h.setOptionValue("mip_heuristic_run_feasibility_jump", feasibility)
     lp = highspy.HighsLp()
     lp.num_col_ = n
     lp.num_row_ = A.shape[0]
