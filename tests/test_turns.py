@@ -215,3 +215,22 @@ def test_taking_any_tile_back_is_always_illegal(table, data):
     v = judge(before, after, "K13 B13 O13")
     assert not v.legal and any(f"{gone} was on the table" in p for p in v.problems)
     assert any("no tile was added" in p for p in v.problems)
+
+
+MORE_TURNS = [  # illegal ones and the book example of interpretation 3
+    ("R1 R2 R3 R4 | K7 B7 O7", "R1 R2 R3 | K7 B7 | O9 O10 O11", "O9 O10"),
+    ("R5 R6 J", "R4 R5 R6 | J R9 R10", "R4 R10"),
+    ("K4 B4 O4 R4 | B8 B7 J", "K4 O4 R4 | B6 J B4 B3 | B8 B7 B6", "B6 B6 B3 K1"),
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([c[:3] for c in LEGAL] + MORE_TURNS), st.permutations("KBOR"), st.booleans())
+def test_colour_permutation_keeps_the_verdict(case, perm, strict):
+    """Renaming the colours consistently changes no rule: same legality, same number of problems."""
+    swap = str.maketrans("KBOR", "".join(perm))
+    options = find_variant("pressman_1987") if strict else SABRA
+    plain = judge(*case, options=options)
+    renamed = judge(*(text.translate(swap) for text in case), options=options)
+    assert (plain.legal, len(plain.problems), len(plain.placed)) == (
+        renamed.legal, len(renamed.problems), len(renamed.placed))
