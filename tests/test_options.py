@@ -97,7 +97,7 @@ def test_xp_box_has_four_jokers():
 def test_docs_table_names_every_option_and_variant():
     from pathlib import Path
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     for name in OPTION_DOCS:
         assert f"| `{name}` |" in doc, name
     for name in VARIANTS:
