@@ -16,12 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
+from models.data import rotate_photo_90
 from models.plots import confusion_matrix, training_curves
 from models.train import DEFAULT_REAL, ROOT
 from rules.tiles import ALL_FACES
-from vision.datasets import load_folder, split_holdout
+from vision.datasets import LabelledImage, load_folder, split_holdout
 from vision.evaluation import evaluate
 from vision.reader import TableReader
 
@@ -33,6 +35,21 @@ def rendered_test_set(folder: Path, count: int) -> Path:
         subprocess.run([sys.executable, "-m", "models.render", "--out", str(folder), "--count", str(count),
                         "--seed", str(TEST_SEED)], check=True, cwd=ROOT)
     return folder
+
+
+def turned_photos(items: list[LabelledImage], quarter_turns: int, folder: Path) -> list[LabelledImage]:
+    """The held-out photos turned by quarter turns (counter-clockwise), labels turned with them.
+
+    Written as PNG (lossless), so the only change from the originals is the turn.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for item in items:
+        image, quads = rotate_photo_90(item.load(), item.quads, quarter_turns)
+        path = folder / f"{item.image_path.stem}.png"
+        cv2.imwrite(str(path), image)
+        out.append(LabelledImage(path, quads.astype(np.float32), item.class_ids, item.ordered))
+    return out
 
 
 def row(name: str, e) -> str:
@@ -54,6 +71,8 @@ def main(argv=None) -> None:
     reader = TableReader.from_model_dir(models_dir)
     _, held = split_holdout(load_folder(args.real))
     real = evaluate(reader, held)
+    turned = {k: evaluate(reader, turned_photos(held, k, Path(args.rendered_test).parent / f"held_out_turned_{k}"))
+              for k in (1, 2)}
     rendered = evaluate(reader, load_folder(rendered_test_set(Path(args.rendered_test), args.rendered_count)))
 
     labels = [t.code for t in ALL_FACES] + ["none"]
@@ -76,21 +95,23 @@ def main(argv=None) -> None:
             lines = log.read_text().strip().splitlines()
             minutes += float(lines[-1].split(",")[2]) / 60
     sizes = {f: (models_dir / f).stat().st_size / 1e6 for f in ("detector.onnx", "classifier.onnx")}
-    figures = {"held_out_real": real.to_dict(), "rendered_test": rendered.to_dict(),
+    figures = {"held_out_real": real.to_dict(), "held_out_real_turned_90": turned[1].to_dict(),
+               "held_out_real_turned_180": turned[2].to_dict(), "rendered_test": rendered.to_dict(),
                "mistakes_real": real.mistakes(12), "mistakes_rendered": rendered.mistakes(12),
                "training_minutes": round(minutes, 1), "onnx_mb": round(sum(sizes.values()), 2),
                "config": config, "measured": time.strftime("%Y-%m-%d")}
     (models_dir / "metrics.json").write_text(json.dumps(figures, indent=2) + "\n")
     (models_dir / "README.md").write_text(CARD.format(
         real_row=row("held-out real photos", real),
+        turned_rows="\n".join(row(f"the same, turned {90 * k}°", e) for k, e in turned.items()),
         rendered_row=row("rendered test scenes", rendered),
         held=len(held), mistakes_real=", ".join(f"{a}→{b} ×{n}" for a, b, n in real.mistakes(12)) or "none",
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
         minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector.onnx"], cls_mb=sizes["classifier.onnx"],
         config="\n".join(f"| `{k}` | `{v}` |" for k, v in config.items() if k not in ("run_dir", "models_dir", "real")),
     ))
-    print(real.to_dict())
-    print(rendered.to_dict())
+    for name in ("held_out_real", "held_out_real_turned_90", "held_out_real_turned_180", "rendered_test"):
+        print(name, figures[name])
 
 
 CARD = """# Tile model card
@@ -140,6 +161,7 @@ reader (sets included), on the 2-core machine that trained it.
 | test set | photos | tiles | precision | recall | accuracy | F1 | photos exact | ms |
 |---|---|---|---|---|---|---|---|---|
 {real_row}
+{turned_rows}
 {rendered_row}
 
 Most frequent mistakes (true→read; `-` is no tile):
@@ -149,6 +171,10 @@ Most frequent mistakes (true→read; `-` is no tile):
 ![confusion matrix on the held-out real photos](confusion_real.png)
 ![confusion matrix on rendered test scenes](confusion_rendered.png)
 ![training curves](curves.png)
+
+The turned rows are the same held-out photos turned a quarter and a half
+turn (lossless PNG), so tiles lie sideways and upside down: the reading must
+not depend on the camera's side of the table.
 
 The rendered test scenes use a seed the training never saw but come from the
 same renderer, so they measure other editions and layouts only as well as the
