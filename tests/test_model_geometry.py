@@ -71,3 +71,56 @@ def test_detections_check_shapes_and_give_codes_and_boxes():
     with pytest.raises(ValueError, match="scores"):
         TileDetections(np.stack([UPRIGHT]), [1], [0.5, 0.6])
     assert len(TileDetections.empty()) == 0 and TileDetections.empty().boxes.shape == (0, 4)
+
+
+# -- touching cores (vision/model.py) ------------------------------------------------------------
+
+from vision.model import split_merged_core  # noqa: E402
+
+
+def core_map(n_tiles, degrees, tile=(30, 40), ratio=0.5):
+    """A core-probability map of ``n_tiles`` tiles edge to edge, turned by ``degrees``:
+    certain cores joined by a less certain band, as a network draws neighbours that
+    touch; and the rect of the one region above 0.5."""
+    import cv2
+
+    prob = np.zeros((300, 300), np.float32)
+    w, h = tile
+    span = (n_tiles - 1) * w
+    band = ((150, 150), (span, h * ratio * 0.6), 0)
+    cv2.fillPoly(prob, [np.round(cv2.boxPoints(band)).astype(np.int32)], 0.6)
+    for k in range(n_tiles):
+        core = ((150 + k * w - span / 2, 150), (w * ratio, h * ratio), 0)
+        cv2.fillPoly(prob, [np.round(cv2.boxPoints(core)).astype(np.int32)], 1.0)
+    prob = cv2.GaussianBlur(prob, (0, 0), 1.0)
+    turn = cv2.getRotationMatrix2D((150, 150), degrees, 1.0)
+    prob = cv2.warpAffine(prob, turn, (300, 300))
+    mask = (prob > 0.5).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    assert len(contours) == 1  # the cores touch: one region
+    return prob, cv2.minAreaRect(contours[0])
+
+
+@pytest.mark.parametrize("degrees", [0, 30, 90, 135, 180])
+@pytest.mark.parametrize("n_tiles", [1, 2, 3])
+def test_touching_cores_are_cut_into_one_tile_each(n_tiles, degrees):
+    prob, rect = core_map(n_tiles, degrees)
+    tiles = split_merged_core(rect, 0.5, prob)
+    assert len(tiles) == n_tiles
+    a = np.deg2rad(-degrees)  # warpAffine turns counter-clockwise on screen
+    along = np.array([np.cos(a), np.sin(a)])
+    centres = sorted(np.array([c for c, _, _ in tiles]) @ along)
+    # neighbours one tile width (30 px) apart, tiles about 30 x 40
+    assert np.allclose(np.diff(centres), 30, atol=4)
+    for _, size, _ in tiles:
+        assert sorted(size) == pytest.approx([30, 40], abs=8)
+
+
+def test_one_long_core_without_a_saddle_stays_one_tile():
+    import cv2
+
+    prob = np.zeros((200, 200), np.float32)
+    cv2.rectangle(prob, (60, 90), (140, 110), 1.0, -1)
+    prob = cv2.GaussianBlur(prob, (0, 0), 2)
+    tiles = split_merged_core(((100, 100), (80, 20), 0), 0.5, prob)
+    assert len(tiles) == 1

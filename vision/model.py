@@ -107,14 +107,11 @@ class TileModel:
         for contour in contours:
             if cv2.contourArea(contour) < 6:
                 continue
-            (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
-            # the core is the face shrunk by core_ratio about its centre
-            rect = ((cx, cy), (rw / self.core_ratio, rh / self.core_ratio), angle)
-            quad = cv2.boxPoints(rect) / scale
             x0, y0, bw, bh = cv2.boundingRect(contour)
             score = float(core[y0:y0 + bh, x0:x0 + bw][mask[y0:y0 + bh, x0:x0 + bw] > 0].mean())
-            quads.append(order_upright(quad))
-            scores.append(score)
+            for rect in split_merged_core(cv2.minAreaRect(contour), self.core_ratio, core):
+                quads.append(order_upright(cv2.boxPoints(rect) / scale))
+                scores.append(score)
         return np.array(quads, dtype=np.float32).reshape(-1, 4, 2), np.array(scores, dtype=np.float32)
 
     def classify(self, image: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,6 +138,71 @@ class TileModel:
         quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
                          dtype=np.float32).reshape(-1, 4, 2)
         return TileDetections(quads[keep], ids[keep], scores[keep])
+
+
+def split_merged_core(rect, core_ratio: float, core: np.ndarray | None = None,
+                      dip: float = 0.75) -> list:
+    """Tile outlines (rotated rectangles) for one connected core region.
+
+    A core is the face shrunk by ``core_ratio`` about its centre, so one core
+    scaled back up is one tile. Cores of tiles laid edge to edge can still
+    touch, making one long region with a saddle in the core probability
+    between each two tiles. Along the region's long side the probability
+    profile is read from ``core`` (the probability map the rect lives in);
+    each dip below ``dip`` times the peaks on both sides is a boundary, and a
+    region of ``n`` touching cores is cut into ``n`` equal tiles side by side
+    (``long = width * (n - 1 + core_ratio)``).
+    """
+    (cx, cy), (rw, rh), angle = rect
+    one = [((cx, cy), (rw / core_ratio, rh / core_ratio), angle)]
+    long_side, short_side = max(rw, rh), min(rw, rh)
+    if core is None or short_side < 3 or long_side < 1.6 * short_side:
+        return one
+    n = 1 + len(_profile_dips(_long_profile(core, rect), dip))
+    if n < 2:
+        return one
+    width = long_side / (n - 1 + core_ratio)
+    height = short_side / core_ratio
+    theta = np.deg2rad(angle if rw >= rh else angle + 90)  # direction of the long side
+    axis = np.array([np.cos(theta), np.sin(theta)])
+    offsets = (np.arange(n) - (n - 1) / 2) * width
+    size = (width, height) if rw >= rh else (height, width)
+    return [((float(cx + o * axis[0]), float(cy + o * axis[1])), size, angle) for o in offsets]
+
+
+def _long_profile(prob: np.ndarray, rect) -> np.ndarray:
+    """Mean of ``prob`` across the rect's short side, at each pixel along its long side."""
+    (cx, cy), (rw, rh), angle = rect
+    if rw < rh:  # turn so the long side is horizontal
+        rw, rh, angle = rh, rw, angle + 90
+    matrix = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
+    matrix[:, 2] += (rw / 2 - cx, rh / 2 - cy)
+    patch = cv2.warpAffine(prob, matrix, (max(1, int(round(rw))), max(1, int(round(rh)))),
+                           flags=cv2.INTER_LINEAR)
+    profile = patch.mean(axis=0)
+    return np.convolve(profile, np.ones(3) / 3, mode="same") if len(profile) > 4 else profile
+
+
+def _profile_dips(profile: np.ndarray, dip: float) -> list[int]:
+    """Valleys of the profile deeper than ``dip`` times the highest point on each side.
+
+    A valley is a stretch below that level between two stretches above it; its
+    lowest point is reported once, however flat the valley floor.
+    """
+    dips = []
+    peak = 0.0  # highest point since the last valley
+    low_at = None  # lowest point of the valley being crossed
+    for i, v in enumerate(profile):
+        if low_at is None:
+            if peak > 0 and v < dip * peak:
+                low_at = i
+            peak = max(peak, v)
+        elif v < profile[low_at]:
+            low_at = i
+        elif v * dip > profile[low_at]:  # climbed out: the valley is deep on both sides
+            dips.append(low_at)
+            low_at, peak = None, v
+    return dips
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
