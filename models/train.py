@@ -2,6 +2,8 @@
 
     python -m models.train                       # everything, resumable
     python -m models.train --extra club_photos/  # also learn a club's own labelled tiles
+    python -m models.train --init-from runs/train --run-dir runs/club --extra club_photos/ \
+        --det-steps 500 --cls-steps 1000 --det-lr 1e-3 --cls-lr 1e-3   # fine-tune a trained model
 
 Reads top to bottom: settings, data, the two training loops, export. Each
 stage checkpoints every few hundred steps (settings included) and a rerun
@@ -43,6 +45,7 @@ class Config:
     # data
     real: list[str] = field(default_factory=lambda: [str(DEFAULT_REAL)] if DEFAULT_REAL.exists() else [])
     extra: list[str] = field(default_factory=list)  # more YOLO folders, all used for training
+    init_from: str = ""                    # a previous run folder: fine-tune its networks instead of starting afresh
     synthetic_dir: str = "runs/synthetic"  # rendered scenes (made if missing)
     synthetic_count: int = 1200            # rendered scenes
     real_share: float = 0.35               # fraction of samples cut from real/extra photos
@@ -123,28 +126,38 @@ class Stage:
 
     def __init__(self, name: str, model: torch.nn.Module, lr: float, steps: int, cfg: Config):
         self.name, self.model, self.steps, self.cfg = name, model, steps, cfg
-        self.opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-        self.sched = torch.optim.lr_scheduler.OneCycleLR(self.opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+        if cfg.init_from:  # fine-tuning: start from the weights another run ended with
+            start = Path(cfg.init_from) / f"{name}.pt"
+            if not start.exists():
+                raise SystemExit(f"--init-from: {start} does not exist")
+            model.load_state_dict(torch.load(start, map_location="cpu", weights_only=False)["model"])
+        self.step = 0
+        self.opt = self.sched = None
+        if steps > 0:  # with no steps the weights stay as they are (and are saved as this run's)
+            self.opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+            self.sched = torch.optim.lr_scheduler.OneCycleLR(self.opt, max_lr=lr, total_steps=steps, pct_start=0.1)
         self.path = Path(cfg.run_dir) / f"{name}.pt"
         self.log_path = Path(cfg.run_dir) / f"{name}_loss.csv"
-        self.step = 0
         if self.path.exists():
             state = torch.load(self.path, map_location="cpu", weights_only=False)
             self.model.load_state_dict(state["model"])
-            self.opt.load_state_dict(state["opt"])
-            self.sched.load_state_dict(state["sched"])
+            if self.opt and state["opt"]:
+                self.opt.load_state_dict(state["opt"])
+                self.sched.load_state_dict(state["sched"])
             self.step = state["step"]
             print(f"{name}: resuming at step {self.step}/{steps}", flush=True)
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        torch.save({"model": self.model.state_dict(), "opt": self.opt.state_dict(),
-                    "sched": self.sched.state_dict(), "step": self.step,
+        torch.save({"model": self.model.state_dict(), "opt": self.opt.state_dict() if self.opt else None,
+                    "sched": self.sched.state_dict() if self.sched else None, "step": self.step,
                     "config": dataclasses.asdict(self.cfg)}, tmp)
         os.replace(tmp, self.path)  # a kill mid-write never leaves a broken checkpoint
 
     def run(self, batch_fn, loss_fn) -> None:
+        if self.steps <= 0 and not self.path.exists():
+            self.save()
         if self.step >= self.steps:
             return
         self.model.train()

@@ -42,7 +42,7 @@ class TileModel:
     """Finds and reads every face-up tile in a BGR image."""
 
     def __init__(self, model_dir: str | Path, threads: int | None = None,
-                 core_threshold: float = 0.5, min_score: float = 0.05):
+                 core_threshold: float = 0.5, min_score: float = 0.05, both_ways: bool = True):
         model_dir = Path(model_dir)
         meta_path = model_dir / "model.json"
         if not meta_path.exists():
@@ -64,6 +64,7 @@ class TileModel:
         self.reject = len(self.meta["classes"]) - 1
         self.core_threshold = core_threshold
         self.min_score = min_score
+        self.both_ways = both_ways  # read every crop upright and upside down, and average
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, **kwargs) -> "TileModel":
@@ -118,10 +119,17 @@ class TileModel:
         """(face probabilities (N, 54), upside-down probability (N,)) for upright-ordered quads."""
         if not len(quads):
             return np.zeros((0, self.reject + 1), np.float32), np.zeros(0, np.float32)
-        crops = [warp_crop(image, q, self.crop_size, self.margin) for q in quads]
-        x = np.stack(crops)[..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        crops = np.stack([warp_crop(image, q, self.crop_size, self.margin) for q in quads])
+        if self.both_ways:  # each crop also turned half a turn: the face is the same tile
+            crops = np.concatenate([crops, crops[:, ::-1, ::-1]])
+        x = crops[..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
         face, flip = self.classifier.run(None, {"image": np.ascontiguousarray(x)})
-        return _softmax(face), _softmax(flip)[:, 1]
+        face, upside_down = _softmax(face), _softmax(flip)[:, 1]
+        if self.both_ways:
+            n = len(quads)
+            face = (face[:n] + face[n:]) / 2
+            upside_down = (upside_down[:n] + 1 - upside_down[n:]) / 2
+        return face, upside_down
 
     def detect(self, image: np.ndarray) -> TileDetections:
         """Every face-up tile: quads in reading order, tile index, confidence."""
