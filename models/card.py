@@ -52,6 +52,23 @@ def turned_photos(items: list[LabelledImage], quarter_turns: int, folder: Path) 
     return out
 
 
+def training_minutes(run_dir: Path) -> float:
+    """Minutes the run's stages trained, from their loss logs (the clock restarts at each resume)."""
+    seconds = 0.0
+    for stage in ("detector", "classifier"):
+        log = run_dir / f"{stage}_loss.csv"
+        if not log.exists():
+            continue
+        last = 0.0
+        for line in log.read_text().strip().splitlines()[1:]:
+            now = float(line.split(",")[2])
+            if now < last:  # resumed: the previous stretch ended at `last`
+                seconds += last
+            last = now
+        seconds += last
+    return seconds / 60
+
+
 def row(name: str, e) -> str:
     d = e.to_dict()
     return (f"| {name} | {d['photos']} | {d['tiles']} | {d['precision']:.3f} | {d['recall']:.3f} | "
@@ -88,12 +105,9 @@ def main(argv=None) -> None:
         import torch
 
         config = torch.load(checkpoint, map_location="cpu", weights_only=False)["config"]
-    minutes = 0.0
-    for stage in ("detector", "classifier"):
-        log = run_dir / f"{stage}_loss.csv"
-        if log.exists():
-            lines = log.read_text().strip().splitlines()
-            minutes += float(lines[-1].split(",")[2]) / 60
+    minutes = training_minutes(run_dir)
+    if config.get("init_from"):  # a fine-tuned model: count the run it started from too
+        minutes += training_minutes(Path(config["init_from"]))
     sizes = {f: (models_dir / f).stat().st_size / 1e6 for f in ("detector.onnx", "classifier.onnx")}
     figures = {"held_out_real": real.to_dict(), "held_out_real_turned_90": turned[1].to_dict(),
                "held_out_real_turned_180": turned[2].to_dict(), "rendered_test": rendered.to_dict(),
@@ -107,6 +121,9 @@ def main(argv=None) -> None:
         rendered_row=row("rendered test scenes", rendered),
         held=len(held), mistakes_real=", ".join(f"{a}→{b} ×{n}" for a, b, n in real.mistakes(12)) or "none",
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
+        made_by=(f"This model was fine-tuned from the run in `{config['init_from']}` "
+                 f"({config['det_steps']} segmenter and {config['cls_steps']} classifier steps more)."
+                 if config.get("init_from") else "This model is one run of the recipe."),
         minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector.onnx"], cls_mb=sizes["classifier.onnx"],
         config="\n".join(f"| `{k}` | `{v}` |" for k, v in config.items() if k not in ("run_dir", "models_dir", "real")),
     ))
@@ -186,8 +203,9 @@ measure on.
 `python -m models.train` (CPU, PyTorch; resumable; progress bars) renders the
 scenes if missing, trains the segmenter then the classifier, and exports both
 with `models/export.py` (ONNX checker, and onnxruntime compared with PyTorch).
-`python -m models.card` measures and rewrites this card. This model trained in
-{minutes:.0f} minutes on a 2-core CPU. Settings:
+`python -m models.card` measures and rewrites this card. {made_by} It trained
+for {minutes:.0f} minutes on a 2-core CPU in all (rendering not counted).
+Settings of the last run:
 
 | setting | value |
 |---|---|

@@ -148,19 +148,7 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
             (Path(keep) / name).write_bytes((tmp_path / name).read_bytes())
 
 
-def _model_ready() -> str | None:
-    images = [p for p in (ROOT / "sample_images").glob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png")]
-    if not images:
-        return "sample_images/ holds no pictures yet"
-    if not list((ROOT / "models").glob("*.onnx")):
-        return "the tile model (models/*.onnx) is not shipped yet"
-    return None
-
-
 def test_serve_on_the_sample_images(browser, tmp_path):
-    why = _model_ready()
-    if why:
-        pytest.skip(why)
     port = free_port()
     proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: sample_images/
     try:

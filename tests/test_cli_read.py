@@ -143,7 +143,6 @@ def test_a_missing_model_is_a_clear_error(tmp_path, capsys):
     assert "cannot load the tile model" in err and "nowhere" in err
 
 
-@pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no shipped model in models/ yet")
 def test_the_installed_command_reads_a_sample_photo_and_reports_a_corrupt_one(tmp_path):
     sample = ROOT / "sample_images" / "joker.jpg"
     bad = tmp_path / "corrupt.jpg"

@@ -418,10 +418,7 @@ def test_sample_images_replay_gives_one_version_per_photo():
 @pytest.mark.skipif(not sample_photos(), reason="sample_images/ holds no photos yet")
 def test_sample_images_replay_with_the_real_reader_matches_reading_each_photo():
     reader_mod = pytest.importorskip("vision.reader")
-    try:
-        reader = reader_mod.TableReader.from_model_dir()
-    except Exception as exc:  # model not exported yet
-        pytest.skip(f"no tile model: {exc}")
+    reader = reader_mod.TableReader.from_model_dir()  # the shipped model
     photo = sample_photos()[0]
     live = LiveTable(FolderSource(photo, seconds_per_image=0.3, fps=10, loop=False), reader)
     for frame in live.source.frames():

@@ -265,7 +265,6 @@ def _samples() -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-@pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no shipped model in models/ yet")
 @pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
 def test_the_shipped_model_reads_the_sample_images_exactly():
     reader = TableReader.from_model_dir()
