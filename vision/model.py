@@ -52,6 +52,8 @@ class TileModel:
         if threads:
             options.intra_op_num_threads = threads
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # idle onnxruntime threads would spin and slow the OpenCV and numpy work between runs
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         det, cls = self.meta["detector"], self.meta["classifier"]
         self.detector = ort.InferenceSession(str(model_dir / det["file"]), options, providers=["CPUExecutionProvider"])
         self.classifier = ort.InferenceSession(str(model_dir / cls["file"]), options, providers=["CPUExecutionProvider"])
