@@ -10,6 +10,7 @@ the real photos, and scenes rendered with a seed the training never used
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -69,6 +70,18 @@ def training_minutes(run_dir: Path) -> float:
     return seconds / 60
 
 
+def command_line(config: dict) -> str:
+    """The training command that gives these settings (those that differ from the defaults)."""
+    from models.train import Config
+
+    defaults = dataclasses.asdict(Config())
+    words = ["python -m models.train"]
+    for key, value in config.items():
+        if key in defaults and value != defaults[key] and key not in ("models_dir", "real"):
+            words.append(f"--{key.replace('_', '-')} {' '.join(value) if isinstance(value, list) else value}")
+    return " ".join(words)
+
+
 def row(name: str, e) -> str:
     d = e.to_dict()
     return (f"| {name} | {d['photos']} | {d['tiles']} | {d['precision']:.3f} | {d['recall']:.3f} | "
@@ -121,9 +134,9 @@ def main(argv=None) -> None:
         rendered_row=row("rendered test scenes", rendered),
         held=len(held), mistakes_real=", ".join(f"{a}→{b} ×{n}" for a, b, n in real.mistakes(12)) or "none",
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
-        made_by=(f"This model was fine-tuned from the run in `{config['init_from']}` "
-                 f"({config['det_steps']} segmenter and {config['cls_steps']} classifier steps more)."
-                 if config.get("init_from") else "This model is one run of the recipe."),
+        made_by=(f"This model was made by `python -m models.train` and then fine-tuned with "
+                 f"`{command_line(config)}`." if config.get("init_from")
+                 else f"This model was made by `{command_line(config)}`."),
         minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector.onnx"], cls_mb=sizes["classifier.onnx"],
         config="\n".join(f"| `{k}` | `{v}` |" for k, v in config.items() if k not in ("run_dir", "models_dir", "real")),
     ))
@@ -139,15 +152,18 @@ Two small networks run with onnxruntime on the CPU (`vision/model.py`):
    (strides 2-32) with a feature-pyramid decoder. The photo is scaled so its long
    side is 768 px; the network predicts, at 1/4 resolution, the tile face and its
    *core* (the face shrunk to half size about its centre). Cores of tiles laid
-   edge to edge stay apart, so each connected core is one tile; its rotated
-   rectangle, doubled, is the tile outline. Big photos whose tiles come out tiny
-   are looked at again closer up.
+   edge to edge mostly stay apart, so each connected core is one tile; its
+   rotated rectangle, doubled, is the tile outline. Where neighbouring cores
+   still touch, the region is cut at the dips of its core probability into one
+   tile each. Big photos whose tiles come out tiny are looked at again closer
+   up.
 2. **Classifier** (`classifier.onnx`, {cls_mb:.1f} MB): each outline is
    straightened to a 32x48 crop (long side vertical, 8 % margin) and read into
    one of 54 classes: the 53 faces (K/B/O/R 1-13, joker) or *not a readable
    tile* (face-down tiles, clutter, half of two tiles). A second output says
    whether the crop is upside down, so the reading order of every tile, and
-   6 versus 9, are known at any rotation.
+   6 versus 9, are known at any rotation. Each crop is read twice, as cut and
+   turned half a turn, and the two readings are averaged.
 
 `model.json` holds the class names, input sizes and constants that inference
 must share with training. Total size: {mb:.1f} MB.

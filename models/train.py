@@ -54,7 +54,7 @@ class Config:
     base_side: int = 768                   # inference: photo's long side is scaled to this
     det_size: int = 320                    # training crop side
     det_batch: int = 12
-    det_steps: int = 2400
+    det_steps: int = 2000
     det_lr: float = 3e-3
     core_ratio: float = 0.5                # core = face scaled by this about its centre
     stride: int = 4                        # output resolution of the segmenter
