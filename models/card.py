@@ -53,6 +53,18 @@ def turned_photos(items: list[LabelledImage], quarter_turns: int, folder: Path) 
     return out
 
 
+def run_chain(run_dir: Path) -> list[tuple[Path, dict]]:
+    """(run folder, its settings) for this run and each run it was fine-tuned from, newest first."""
+    import torch
+
+    chain = []
+    while run_dir and (run_dir / "detector.pt").exists() and len(chain) < 20:
+        config = torch.load(run_dir / "detector.pt", map_location="cpu", weights_only=False)["config"]
+        chain.append((run_dir, config))
+        run_dir = Path(config["init_from"]) if config.get("init_from") else None
+    return chain
+
+
 def training_minutes(run_dir: Path) -> float:
     """Minutes the run's stages trained, from their loss logs (the clock restarts at each resume)."""
     seconds = 0.0
@@ -112,15 +124,9 @@ def main(argv=None) -> None:
                      f"rendered test scenes (unseen seed): F1 {rendered.f1:.3f}")
     training_curves(run_dir, models_dir / "curves.png")
 
-    checkpoint = run_dir / "detector.pt"
-    config = {}
-    if checkpoint.exists():
-        import torch
-
-        config = torch.load(checkpoint, map_location="cpu", weights_only=False)["config"]
-    minutes = training_minutes(run_dir)
-    if config.get("init_from"):  # a fine-tuned model: count the run it started from too
-        minutes += training_minutes(Path(config["init_from"]))
+    runs = run_chain(run_dir)  # this run, then the run it was fine-tuned from, ...
+    config = runs[0][1] if runs else {}
+    minutes = sum(training_minutes(path) for path, _ in runs)
     sizes = {f: (models_dir / f).stat().st_size / 1e6 for f in ("detector.onnx", "classifier.onnx")}
     figures = {"held_out_real": real.to_dict(), "held_out_real_turned_90": turned[1].to_dict(),
                "held_out_real_turned_180": turned[2].to_dict(), "rendered_test": rendered.to_dict(),
@@ -134,9 +140,7 @@ def main(argv=None) -> None:
         rendered_row=row("rendered test scenes", rendered),
         held=len(held), mistakes_real=", ".join(f"{a}→{b} ×{n}" for a, b, n in real.mistakes(12)) or "none",
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
-        made_by=(f"This model was made by `python -m models.train` and then fine-tuned with "
-                 f"`{command_line(config)}`." if config.get("init_from")
-                 else f"This model was made by `{command_line(config)}`."),
+        made_by="This model was made by " + ", then ".join(f"`{command_line(c)}`" for _, c in reversed(runs)) + ".",
         minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector.onnx"], cls_mb=sizes["classifier.onnx"],
         config="\n".join(f"| `{k}` | `{v}` |" for k, v in config.items() if k not in ("run_dir", "models_dir", "real")),
     ))
