@@ -22,7 +22,7 @@ import numpy as np
 
 from models.data import rotate_photo_90
 from models.plots import confusion_matrix, training_curves
-from models.train import DEFAULT_REAL, ROOT
+from models.train import DEFAULT_REAL, ROOT, Config
 from rules.tiles import ALL_FACES
 from vision.datasets import LabelledImage, load_folder, split_holdout
 from vision.evaluation import evaluate
@@ -84,8 +84,6 @@ def training_minutes(run_dir: Path) -> float:
 
 def command_line(config: dict) -> str:
     """The training command that gives these settings (those that differ from the defaults)."""
-    from models.train import Config
-
     defaults = dataclasses.asdict(Config())
     words = ["python -m models.train"]
     for key, value in config.items():

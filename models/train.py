@@ -126,11 +126,6 @@ class Stage:
 
     def __init__(self, name: str, model: torch.nn.Module, lr: float, steps: int, cfg: Config):
         self.name, self.model, self.steps, self.cfg = name, model, steps, cfg
-        if cfg.init_from:  # fine-tuning: start from the weights another run ended with
-            start = Path(cfg.init_from) / f"{name}.pt"
-            if not start.exists():
-                raise SystemExit(f"--init-from: {start} does not exist")
-            model.load_state_dict(torch.load(start, map_location="cpu", weights_only=False)["model"])
         self.step = 0
         self.opt = self.sched = None
         if steps > 0:  # with no steps the weights stay as they are (and are saved as this run's)
@@ -138,6 +133,11 @@ class Stage:
             self.sched = torch.optim.lr_scheduler.OneCycleLR(self.opt, max_lr=lr, total_steps=steps, pct_start=0.1)
         self.path = Path(cfg.run_dir) / f"{name}.pt"
         self.log_path = Path(cfg.run_dir) / f"{name}_loss.csv"
+        if not self.path.exists() and cfg.init_from:  # fine-tuning: start from another run's weights
+            start = Path(cfg.init_from) / f"{name}.pt"
+            if not start.exists():
+                raise SystemExit(f"--init-from: {start} does not exist")
+            model.load_state_dict(torch.load(start, map_location="cpu", weights_only=False)["model"])
         if self.path.exists():
             state = torch.load(self.path, map_location="cpu", weights_only=False)
             self.model.load_state_dict(state["model"])

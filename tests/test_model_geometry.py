@@ -1,5 +1,6 @@
 """Crops and outlines shared by training and inference (vision/crops.py, vision/types.py)."""
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -54,8 +55,6 @@ def test_warp_crop_straightens_the_face_into_the_requested_size():
     quad = rotated(UPRIGHT, 90, center=(100, 100)).astype(np.float32)
     # paint the top half of the (rotated) tile white: after straightening it is on top
     top_half = np.array([quad[0], quad[1], (quad[1] + quad[2]) / 2, (quad[0] + quad[3]) / 2])
-    import cv2
-
     cv2.fillPoly(image, [np.round(top_half).astype(np.int32)], (255, 255, 255))
     crop = warp_crop(image, quad, (32, 48), margin=0.0)
     assert crop.shape == (48, 32, 3)
@@ -82,8 +81,6 @@ def core_map(n_tiles, degrees, tile=(30, 40), ratio=0.5):
     """A core-probability map of ``n_tiles`` tiles edge to edge, turned by ``degrees``:
     certain cores joined by a less certain band, as a network draws neighbours that
     touch; and the rect of the one region above 0.5."""
-    import cv2
-
     prob = np.zeros((300, 300), np.float32)
     w, h = tile
     span = (n_tiles - 1) * w
@@ -117,8 +114,6 @@ def test_touching_cores_are_cut_into_one_tile_each(n_tiles, degrees):
 
 
 def test_one_long_core_without_a_saddle_stays_one_tile():
-    import cv2
-
     prob = np.zeros((200, 200), np.float32)
     cv2.rectangle(prob, (60, 90), (140, 110), 1.0, -1)
     prob = cv2.GaussianBlur(prob, (0, 0), 2)
