@@ -18,17 +18,19 @@ def order_upright(quad: np.ndarray) -> np.ndarray:
     180 degrees; the classifier's orientation output settles the rest.
     """
     quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    nxt = quad[[1, 2, 3, 0]]
     # make the order clockwise on screen (y down)
-    area2 = np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
-    if area2 < 0:
+    if float(np.sum(quad[:, 0] * nxt[:, 1] - nxt[:, 0] * quad[:, 1])) < 0:
         quad = quad[::-1]
+        nxt = quad[[1, 2, 3, 0]]
+    edges = np.hypot(*(nxt - quad).T).tolist()  # edge i runs from corner i to corner i+1
+    ys = quad[:, 1].tolist()
     # choose the start so that edge 0->1 is a short edge whose midpoint is highest
     best, best_key = 0, None
     for start in range(4):
-        q = np.roll(quad, -start, axis=0)
-        top = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])
-        side = np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])
-        key = (top > side * 1.02, (q[0, 1] + q[1, 1]) / 2)  # short top edge first, then highest
+        top = edges[start] + edges[(start + 2) % 4]
+        side = edges[(start + 1) % 4] + edges[(start + 3) % 4]
+        key = (top > side * 1.02, (ys[start] + ys[(start + 1) % 4]) / 2)  # short top edge first, then highest
         if best_key is None or key < best_key:
             best, best_key = start, key
     return np.roll(quad, -best, axis=0)

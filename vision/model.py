@@ -97,10 +97,9 @@ class TileModel:
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
         pw, ph = -(-sw // self.multiple) * self.multiple, -(-sh // self.multiple) * self.multiple
         small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-        canvas = np.zeros((ph, pw, 3), dtype=np.uint8)
-        canvas[:sh, :sw] = small
-        x = canvas[None, ..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        maps = self.detector.run(None, {"image": np.ascontiguousarray(x)})[0][0]
+        canvas = cv2.copyMakeBorder(small, 0, ph - sh, 0, pw - sw, cv2.BORDER_CONSTANT, value=0)
+        x = cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True)  # NCHW float RGB in [0, 1]
+        maps = self.detector.run(None, {"image": x})[0][0]
         probs = 1 / (1 + np.exp(-maps))  # (2, ph/stride, pw/stride): face, core (face guides training only)
         # back to model-input pixels so outlines are not stuck on the stride grid
         core = cv2.resize(probs[1], (pw, ph), interpolation=cv2.INTER_LINEAR)[:sh, :sw]
