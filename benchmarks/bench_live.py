@@ -137,10 +137,11 @@ class ScriptedCamera(FrameSource):
 
 
 def make_reader(model_dir: str | None):
+    from vision.live import live_reader
     from vision.reader import TableReader
 
     try:
-        return TableReader.from_model_dir(model_dir), "real tile model"
+        return live_reader(model_dir), "real tile model, crops read one way as in the live view"
     except Exception as exc:
         print(f"NOTE: no tile model ({exc}); measuring the pipeline minus the network")
         return TableReader(StandInModel()), "stand-in model (network not included)"

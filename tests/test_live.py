@@ -362,7 +362,7 @@ def test_a_missing_reader_keeps_the_camera_view_and_says_why(tmp_path, monkeypat
     def no_model():
         raise FileNotFoundError("models/detector.onnx not found")
 
-    monkeypatch.setattr("vision.live._default_reader", no_model)
+    monkeypatch.setattr("vision.live.live_reader", no_model)
     with LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=20)) as live:
         deadline = time.monotonic() + 5
         while live.state().frame_jpeg is None and time.monotonic() < deadline:

@@ -75,10 +75,16 @@ def _annotate(image: np.ndarray, reading: Any) -> np.ndarray:
     return annotate(image, reading)
 
 
-def _default_reader() -> Any:
+def live_reader(model_dir: str | None = None) -> Any:
+    """The reader for a camera: each crop is read one way only.
+
+    A single photo is read twice per tile (upright and turned half a turn) to
+    steady the reading; a camera already votes over many still frames, so the
+    second reading would only halve the frame rate's headroom.
+    """
     from vision.reader import TableReader
 
-    return TableReader.from_model_dir()
+    return TableReader.from_model_dir(model_dir, both_ways=False)
 
 
 class LiveTable:
@@ -86,7 +92,7 @@ class LiveTable:
 
     ``source``: a FrameSource, or ``--source`` text for :func:`open_source`
     (None: the shipped sample images).  ``reader``: anything with
-    ``read(image_bgr) -> TableReading``; None loads ``TableReader.from_model_dir()``
+    ``read(image_bgr) -> TableReading``; None loads :func:`live_reader`
     when the processing thread starts (if that fails the camera view still
     works and the reason is shown in ``camera_error``).
     """
@@ -157,7 +163,7 @@ class LiveTable:
     def _ensure_reader(self) -> None:
         if self.reader is None and self.reader_error is None:
             try:
-                self.reader = _default_reader()
+                self.reader = live_reader()
             except Exception as exc:  # no model files, bad install: keep the camera view
                 self.reader_error = f"tile reader unavailable: {exc}"
                 log.error("%s", self.reader_error)

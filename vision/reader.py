@@ -112,10 +112,12 @@ class TableReader:
         self.options = options or ReaderOptions()
 
     @classmethod
-    def from_model_dir(cls, path: str | Path | None = None, options: ReaderOptions | None = None) -> "TableReader":
+    def from_model_dir(cls, path: str | Path | None = None, options: ReaderOptions | None = None,
+                       **model_options) -> "TableReader":
+        """``model_options`` go to :class:`vision.model.TileModel` (threads, both_ways, ...)."""
         from vision.model import TileModel  # onnxruntime is loaded only when a model is
 
-        return cls(TileModel.load(path), options)
+        return cls(TileModel.load(path, **model_options), options)
 
     def read(self, image_bgr: np.ndarray) -> TableReading:
         if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or not image_bgr.size:
