@@ -89,11 +89,14 @@ def parse_args(argv=None) -> Config:
 def ensure_synthetic(cfg: Config) -> Path:
     out = Path(cfg.synthetic_dir)
     have = len(list((out / "images").glob("*.jpg"))) if (out / "images").is_dir() else 0
-    if have < cfg.synthetic_count or not (out / "data.yaml").exists():
-        print(f"rendering {cfg.synthetic_count} synthetic scenes into {out} ...", flush=True)
-        subprocess.run([sys.executable, "-m", "models.render", "--out", str(out), "--count",
-                        str(cfg.synthetic_count), "--seed", str(cfg.seed), "--workers", str(cfg.threads)],
-                       check=True, cwd=ROOT)
+    if not (out / "data.yaml").exists():
+        have = 0
+    if have < cfg.synthetic_count:
+        # scene i depends only on (seed, i): a folder is grown by rendering the scenes it lacks
+        print(f"rendering scenes {have}-{cfg.synthetic_count - 1} into {out} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "models.render", "--out", str(out), "--start", str(have),
+                        "--count", str(cfg.synthetic_count - have), "--seed", str(cfg.seed),
+                        "--workers", str(cfg.threads)], check=True, cwd=ROOT)
     return out
 
 
