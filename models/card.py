@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from models.data import rotate_photo_90
-from models.plots import confusion_matrix, training_curves
+from models.plots import STAGES, confusion_matrix, read_loss_log, training_curves
 from models.train import DEFAULT_REAL, ROOT, Config
 from rules.tiles import ALL_FACES
 from vision.datasets import LabelledImage, load_folder, split_holdout
@@ -66,20 +66,9 @@ def run_chain(run_dir: Path) -> list[tuple[Path, dict]]:
 
 
 def training_minutes(run_dir: Path) -> float:
-    """Minutes the run's stages trained, from their loss logs (the clock restarts at each resume)."""
-    seconds = 0.0
-    for stage in ("detector", "classifier"):
-        log = run_dir / f"{stage}_loss.csv"
-        if not log.exists():
-            continue
-        last = 0.0
-        for line in log.read_text().strip().splitlines()[1:]:
-            now = float(line.split(",")[2])
-            if now < last:  # resumed: the previous stretch ended at `last`
-                seconds += last
-            last = now
-        seconds += last
-    return seconds / 60
+    """Minutes the run's stages trained, from their loss logs."""
+    logs = [run_dir / f"{stage}_loss.csv" for stage in STAGES]
+    return sum(read_loss_log(log)[2] for log in logs if log.exists()) / 60
 
 
 def command_line(config: dict) -> str:
@@ -120,9 +109,8 @@ def main(argv=None) -> None:
                      f"held-out real photos: {len(held)} photos, end-to-end F1 {real.f1:.3f}")
     confusion_matrix(rendered.confusion(), labels, models_dir / "confusion_rendered.png",
                      f"rendered test scenes (unseen seed): F1 {rendered.f1:.3f}")
-    training_curves(run_dir, models_dir / "curves.png")
-
     runs = run_chain(run_dir)  # this run, then the run it was fine-tuned from, ...
+    training_curves([path for path, _ in reversed(runs)] or [run_dir], models_dir / "curves.png")
     config = runs[0][1] if runs else {}
     minutes = sum(training_minutes(path) for path, _ in runs)
     sizes = {f: (models_dir / f).stat().st_size / 1e6 for f in ("detector.onnx", "classifier.onnx")}

@@ -12,25 +12,48 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 
-def training_curves(run_dir: Path, out: Path) -> None:
-    """One panel per stage from <stage>_loss.csv (step, loss, seconds)."""
-    stages = [p for p in (run_dir / "detector_loss.csv", run_dir / "classifier_loss.csv") if p.exists()]
-    fig, axes = plt.subplots(1, max(1, len(stages)), figsize=(5 * max(1, len(stages)), 3.2))
+STAGES = ("detector", "classifier")
+
+
+def read_loss_log(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
+    """(steps, losses, seconds trained) from a <stage>_loss.csv; its clock restarts at each resume."""
+    rows = list(csv.DictReader(path.open()))
+    seconds, last = 0.0, 0.0
+    for r in rows:
+        now = float(r["seconds"])
+        if now < last:  # resumed: the previous stretch ended at `last`
+            seconds += last
+        last = now
+    return (np.array([int(r["step"]) for r in rows]), np.array([float(r["loss"]) for r in rows]),
+            seconds + last)
+
+
+def training_curves(run_dirs: list[Path], out: Path) -> None:
+    """One panel per stage; the runs of a fine-tuning chain (oldest first) follow one another."""
+    panels = [(stage, [d for d in run_dirs if (d / f"{stage}_loss.csv").exists()]) for stage in STAGES]
+    panels = [(stage, dirs) for stage, dirs in panels if dirs]
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(5.5 * max(1, len(panels)), 3.4))
     axes = np.atleast_1d(axes)
-    for ax, path in zip(axes, stages):
-        rows = list(csv.DictReader(path.open()))
-        steps = np.array([int(r["step"]) for r in rows])
-        loss = np.array([float(r["loss"]) for r in rows])
-        ax.plot(steps, loss, lw=0.6, alpha=0.4, color="tab:blue")
-        if len(loss) >= 10:
+    for ax, (stage, dirs) in zip(axes, panels):
+        offset, seconds = 0, 0.0
+        for run in dirs:
+            steps, loss, took = read_loss_log(run / f"{stage}_loss.csv")
+            if not len(steps):
+                continue
+            steps = steps + offset
+            colour = f"C{run_dirs.index(run)}"  # one colour per run in every panel
+            ax.plot(steps, loss, lw=0.6, alpha=0.35, color=colour)
             k = 10
-            ax.plot(steps[k - 1:], np.convolve(loss, np.ones(k) / k, mode="valid"), color="tab:blue")
-        minutes = float(rows[-1]["seconds"]) / 60 if rows else 0
-        ax.set_title(f"{path.stem.replace('_loss', '')} ({minutes:.0f} min on this run)")
-        ax.set_xlabel("step")
+            if len(loss) >= k:
+                ax.plot(steps[k - 1:], np.convolve(loss, np.ones(k) / k, mode="valid"), color=colour,
+                        label=f"{run.name} ({took / 60:.0f} min)")
+            offset, seconds = int(steps[-1]), seconds + took
+        ax.set_title(f"{stage}: {seconds / 60:.0f} min in all")
+        ax.set_xlabel("step (runs one after another)")
         ax.set_ylabel("training loss")
         ax.set_yscale("log")
         ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
