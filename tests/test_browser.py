@@ -122,7 +122,10 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     page.click("#rummikub")
     page.locator("#tally").wait_for()
     page.fill("input[data-player=Ann]", "R12 B1")
-    page.fill("input[data-player=Ben]", "J")
+    live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13 | J")  # Ben lays his rack in view
+    page.click(".tally-row:has-text('Ben') >> text=Read")
+    page.wait_for_function("document.querySelector('input[data-player=Ben]').value === 'J'")
+    assert page.input_value("input[data-player=Ann]") == "R12 B1"  # the refresh kept what Ann typed
     page.click("text=Confirm and score")
     page.wait_for_function("!document.getElementById('controls').hidden")
     page.screenshot(path=str(tmp_path / "table.png"), full_page=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from types import SimpleNamespace
 
 from rules.sets import analyse_set
@@ -98,6 +99,8 @@ class Companion:
     def __init__(self, live, session: GameSession) -> None:
         self.live = live
         self.session = session
+        # versions count from zero again after a restart: the page compares them only within one server run
+        self.server_id = uuid.uuid4().hex[:12]
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -171,6 +174,7 @@ class Companion:
         sets = sets_json(ts, options)
         return {
             "version": self.version(ts),
+            "server": self.server_id,
             "camera": {
                 "ok": bool(getattr(ts, "camera_ok", False)),
                 "error": getattr(ts, "camera_error", None),

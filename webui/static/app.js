@@ -112,7 +112,17 @@ function drawClock() {
 }
 
 // ---------- render ----------
+// A state can arrive late (an event stream message sent before a button's reply):
+// one older than the page's, in either the table's or the game's count, is dropped.
+function isStale(s) {
+  if (!state || !s.version || !state.version || s.server !== state.server) return false;
+  const [table, game] = s.version.split(".").map(Number);
+  const [shownTable, shownGame] = state.version.split(".").map(Number);
+  return table < shownTable || game < shownGame;
+}
+
 function render(s) {
+  if (isStale(s)) return;
   state = s;
   const g = s.game || {};
   const playing = g.status === "playing";
@@ -187,13 +197,26 @@ function renderRestore(g) {
   $("restore-sets").replaceChildren(...r.sets.map(setEl));
 }
 
+// The rack inputs are built once per tally and then only refreshed, so a
+// state arriving while a player types neither steals the focus nor the text.
+let tallyKey = null;
+
 function renderTally(g) {
   const t = g.tally;
   $("tally").hidden = !t;
   $("controls").hidden = !!t;
-  if (!t) { tallyDraft = {}; return; }
+  if (!t) { tallyDraft = {}; tallyKey = null; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "Pool exhausted: rack tally" : `Rummikub! ${t.winner} went out: rack tally`;
+  const key = JSON.stringify([t.winner, t.pool_empty, g.players.map((p) => p.name)]);
+  if (key === tallyKey) {
+    document.querySelectorAll("#tally-rows input").forEach((input) => {
+      const name = input.dataset.player;
+      if (!(name in tallyDraft) && document.activeElement !== input) input.value = t.racks[name] ?? "";
+    });
+    return;
+  }
+  tallyKey = key;
   const rows = g.players.map((p) => {
     const value = tallyDraft[p.name] ?? t.racks[p.name] ?? "";
     const input = el("input", { type: "text", value, placeholder: "tile codes, e.g. R5 K13 J",
@@ -251,7 +274,11 @@ async function act(action, target) {
     case "pool-empty": return post("/api/rummikub", { pool_empty: true });
     case "read-rack": {
       const r = await post("/api/tally/read", { player: target.dataset.player });
-      if (r) { delete tallyDraft[target.dataset.player]; render(r.state); }
+      if (r) {
+        delete tallyDraft[target.dataset.player];
+        const input = document.querySelector(`#tally-rows input[data-player="${CSS.escape(target.dataset.player)}"]`);
+        if (input) input.value = r.rack;  // the camera's reading replaces what was typed
+      }
       return r;
     }
     case "confirm-tally": {
