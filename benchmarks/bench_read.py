@@ -4,12 +4,14 @@
 
 Photos default to sample_images/; any others are resized to 1000x750 first so
 the figure is comparable.  Prints the median and 90th percentile over all
-reads, and how the time splits between the model and the sets.
+reads, each photo's fastest read (what the code costs when no other load
+shares the machine), and how the time splits between the model and the sets.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -71,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(images)} photos x {args.repeat} reads at {SIZE[0]}x{SIZE[1]}, "
           f"{tiles / len(total):.1f} tiles per photo, {cv2.getNumberOfCPUs()} CPU cores")
     print(f"end to end: median {np.median(total):.1f} ms, p90 {np.percentile(total, 90):.1f} ms per photo")
+    # on a shared machine other loads only ever add time: each photo's fastest read shows the code's own speed
+    fastest = total.reshape(args.repeat, len(images)).min(axis=0)
+    print(f"  each photo's fastest read, median over photos: {np.median(fastest):.1f} ms "
+          f"(load average {os.getloadavg()[0]:.2f})")
     print(f"  model {np.median(model_ms):.1f} ms, sets and rules {np.median(total - model_ms):.2f} ms (medians)")
     return 0
 

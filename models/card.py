@@ -152,9 +152,10 @@ Two small networks run with onnxruntime on the CPU (`vision/model.py`):
    one of 54 classes: the 53 faces (K/B/O/R 1-13, joker) or *not a readable
    tile* (face-down tiles, clutter, half of two tiles). A second output says
    whether the crop is upside down, so the reading order of every tile, and
-   6 versus 9, are known at any rotation. Each crop of a photo is read twice,
-   as cut and turned half a turn, and the two readings are averaged (the live
-   camera view reads it once and votes over frames instead).
+   6 versus 9, are known at any rotation. A crop of a photo read with less
+   than 90 % confidence (about one in five) is read again turned half a turn
+   and the two readings are averaged; the live camera view reads each crop
+   once and votes over frames instead.
 
 `model.json` holds the class names, input sizes and constants that inference
 must share with training. Total size: {mb:.1f} MB.

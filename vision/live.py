@@ -76,15 +76,15 @@ def _annotate(image: np.ndarray, reading: Any) -> np.ndarray:
 
 
 def live_reader(model_dir: str | None = None) -> Any:
-    """The reader for a camera: each crop is read one way only.
+    """The reader for a camera: each crop is read once.
 
-    A single photo is read twice per tile (upright and turned half a turn) to
-    steady the reading; a camera already votes over many still frames, so the
-    second reading would only halve the frame rate's headroom.
+    A single photo gets a second look at its unsure tiles (turned half a turn);
+    a camera already votes over many still frames, so the second look would
+    only take time from the frame rate.
     """
     from vision.reader import TableReader
 
-    return TableReader.from_model_dir(model_dir, both_ways=False)
+    return TableReader.from_model_dir(model_dir, second_look=False)
 
 
 class LiveTable:

@@ -19,6 +19,7 @@ from vision.types import TileDetections
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
 SMALL_TILE = 26  # px tall at the detector's scale: below this a big photo is looked at closer
 MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
+SURE = 0.9  # below this confidence a crop is read a second time, turned half a turn
 
 
 def default_model_dir() -> Path:
@@ -42,7 +43,7 @@ class TileModel:
     """Finds and reads every face-up tile in a BGR image."""
 
     def __init__(self, model_dir: str | Path, threads: int | None = None,
-                 core_threshold: float = 0.5, min_score: float = 0.05, both_ways: bool = True):
+                 core_threshold: float = 0.5, min_score: float = 0.05, second_look: bool = True):
         model_dir = Path(model_dir)
         meta_path = model_dir / "model.json"
         if not meta_path.exists():
@@ -66,7 +67,7 @@ class TileModel:
         self.reject = len(self.meta["classes"]) - 1
         self.core_threshold = core_threshold
         self.min_score = min_score
-        self.both_ways = both_ways  # read every crop upright and upside down, and average
+        self.second_look = second_look  # read unsure crops turned half a turn too, and average
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, **kwargs) -> "TileModel":
@@ -117,20 +118,29 @@ class TileModel:
         return np.array(quads, dtype=np.float32).reshape(-1, 4, 2), np.array(scores, dtype=np.float32)
 
     def classify(self, image: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(face probabilities (N, 54), upside-down probability (N,)) for upright-ordered quads."""
+        """(face probabilities (N, 54), upside-down probability (N,)) for upright-ordered quads.
+
+        With ``second_look``, a crop read with less than ``SURE`` confidence
+        (face or orientation) is read again turned half a turn, where it shows
+        the same tile, and the two readings are averaged: the second opinion
+        where it matters, without paying for it on every tile.
+        """
         if not len(quads):
             return np.zeros((0, self.reject + 1), np.float32), np.zeros(0, np.float32)
         crops = np.stack([warp_crop(image, q, self.crop_size, self.margin) for q in quads])
-        if self.both_ways:  # each crop also turned half a turn: the face is the same tile
-            crops = np.concatenate([crops, crops[:, ::-1, ::-1]])
-        x = crops[..., ::-1].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        face, flip = self.classifier.run(None, {"image": np.ascontiguousarray(x)})
-        face, upside_down = _softmax(face), _softmax(flip)[:, 1]
-        if self.both_ways:
-            n = len(quads)
-            face = (face[:n] + face[n:]) / 2
-            upside_down = (upside_down[:n] + 1 - upside_down[n:]) / 2
+        face, upside_down = self._read_crops(crops)
+        if self.second_look:
+            unsure = np.nonzero((face.max(axis=1) < SURE) | (np.abs(upside_down - 0.5) < SURE - 0.5))[0]
+            if len(unsure):
+                face2, upside_down2 = self._read_crops(crops[unsure][:, ::-1, ::-1])
+                face[unsure] = (face[unsure] + face2) / 2
+                upside_down[unsure] = (upside_down[unsure] + 1 - upside_down2) / 2
         return face, upside_down
+
+    def _read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        face, flip = self.classifier.run(None, {"image": x})
+        return _softmax(face), _softmax(flip)[:, 1]
 
     def detect(self, image: np.ndarray) -> TileDetections:
         """Every face-up tile: quads in reading order, tile index, confidence."""

@@ -114,7 +114,7 @@ class TableReader:
     @classmethod
     def from_model_dir(cls, path: str | Path | None = None, options: ReaderOptions | None = None,
                        **model_options) -> "TableReader":
-        """``model_options`` go to :class:`vision.model.TileModel` (threads, both_ways, ...)."""
+        """``model_options`` go to :class:`vision.model.TileModel` (threads, second_look, ...)."""
         from vision.model import TileModel  # onnxruntime is loaded only when a model is
 
         return cls(TileModel.load(path, **model_options), options)
