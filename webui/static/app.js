@@ -208,7 +208,7 @@ function renderTally(g) {
   if (!t) { tallyDraft = {}; tallyKey = null; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "Pool exhausted: rack tally" : `Rummikub! ${t.winner} went out: rack tally`;
-  const key = JSON.stringify([t.winner, t.pool_empty, g.players.map((p) => p.name)]);
+  const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
   if (key === tallyKey) {
     document.querySelectorAll("#tally-rows input").forEach((input) => {
       const name = input.dataset.player;
