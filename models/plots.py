@@ -17,7 +17,8 @@ STAGES = ("detector", "classifier")
 
 def read_loss_log(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
     """(steps, losses, seconds trained) from a <stage>_loss.csv; its clock restarts at each resume."""
-    rows = list(csv.DictReader(path.open()))
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
     seconds, last = 0.0, 0.0
     for r in rows:
         now = float(r["seconds"])

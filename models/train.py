@@ -88,9 +88,7 @@ def parse_args(argv=None) -> Config:
 
 def ensure_synthetic(cfg: Config) -> Path:
     out = Path(cfg.synthetic_dir)
-    have = len(list((out / "images").glob("*.jpg"))) if (out / "images").is_dir() else 0
-    if not (out / "data.yaml").exists():
-        have = 0
+    have = len(list((out / "images").glob("*.jpg"))) if (out / "data.yaml").exists() else 0
     if have < cfg.synthetic_count:
         # scene i depends only on (seed, i): a folder is grown by rendering the scenes it lacks
         print(f"rendering scenes {have}-{cfg.synthetic_count - 1} into {out} ...", flush=True)

@@ -138,7 +138,7 @@ class TileModel:
         return face, upside_down
 
     def _read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x = np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        x = cv2.dnn.blobFromImages(crops, 1 / 255.0, swapRB=True)  # as the detector's input: NCHW RGB in [0, 1]
         face, flip = self.classifier.run(None, {"image": x})
         return _softmax(face), _softmax(flip)[:, 1]
 
