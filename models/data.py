@@ -45,19 +45,25 @@ def load_photos(items: list[LabelledImage], max_side: int, real: bool) -> list[P
 
 def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Lighting and camera changes that keep tile colours recognisable (no big hue shifts)."""
-    img = image.astype(np.float32)
     gains = 1 + rng.uniform(-0.12, 0.12, 3) * strength  # white balance
-    img = img * gains * rng.uniform(0.6, 1.35)  # exposure
-    mean = img.mean()
-    img = (img - mean) * rng.uniform(0.7, 1.3) + mean  # contrast
+    exposure = rng.uniform(0.6, 1.35)
+    contrast = rng.uniform(0.7, 1.3)
+    # white balance, exposure and contrast are one affine map per channel: a lookup table
+    slope = gains * exposure
+    mean = float(np.dot(cv2.mean(image)[:3], slope)) / 3
+    levels = np.arange(256, dtype=np.float32)[:, None] * (slope * contrast) + mean * (1 - contrast)
+    img = cv2.LUT(image, np.clip(levels, 0, 255).astype(np.uint8).reshape(256, 1, 3))
     if rng.random() < 0.3:  # a soft lighting gradient
         h, w = img.shape[:2]
         gx, gy = rng.uniform(-0.4, 0.4, 2)
-        ramp = 1 + gx * (np.arange(w)[None, :] / w - 0.5) + gy * (np.arange(h)[:, None] / h - 0.5)
-        img = img * ramp[..., None]
+        ramp = 1 + gx * (np.arange(w, dtype=np.float32)[None, :] / w - 0.5) \
+            + gy * (np.arange(h, dtype=np.float32)[:, None] / h - 0.5)
+        img = cv2.multiply(img, cv2.merge([ramp] * 3), dtype=cv2.CV_8U)
     if rng.random() < 0.25:
-        img += rng.normal(0, rng.uniform(2, 10), img.shape)
-    img = np.clip(img, 0, 255).astype(np.uint8)
+        noise = np.empty(img.shape, np.int16)
+        cv2.setRNGSeed(int(rng.integers(2**31)))  # the same sample on a resumed run
+        cv2.randn(noise, (0, 0, 0), (rng.uniform(2, 10),) * 3)  # a scalar would noise only channel 0
+        img = cv2.add(img, noise, dtype=cv2.CV_8U)
     if rng.random() < 0.2:
         k = int(rng.choice([3, 5]))
         img = cv2.GaussianBlur(img, (k, k), 0)
@@ -83,11 +89,11 @@ def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side
                     core_ratio: float, stride: int) -> tuple[np.ndarray, np.ndarray]:
     """One augmented crop (size x size, BGR) and its targets (2, size/stride, size/stride)."""
     image, quads = photo.image, photo.quads
-    image, quads = rotate_photo_90(image, quads, int(rng.integers(4)))
     h, w = image.shape[:2]
-    # the photo is seen at the inference scale (long side = base_side), then zoomed a little
+    # the photo is seen at the inference scale (long side = base_side), then zoomed a little;
+    # quarter turns are part of the same warp (turning the whole photo first costs more than the rest)
     scale = base_side / max(h, w) * float(np.exp(rng.uniform(np.log(0.55), np.log(1.5))))
-    angle = rng.uniform(-180, 180) if rng.random() < 0.3 else 0.0
+    angle = 90.0 * int(rng.integers(4)) + (rng.uniform(-180, 180) if rng.random() < 0.3 else 0.0)
     center = np.array([w / 2, h / 2])
     m = cv2.getRotationMatrix2D(tuple(center), angle, scale)
     # pick a crop window in the transformed frame, biased towards tiles

@@ -1,0 +1,51 @@
+"""Training samples (models/data.py, numpy and OpenCV only): targets stay on the tiles they label."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models import data
+from models.data import Photo, detector_sample, jitter_colors
+
+RED = (0, 0, 255)
+
+
+def _red_tile_photo() -> Photo:
+    """A black photo with one pure red tile, labelled corner by corner."""
+    image = np.zeros((600, 800, 3), np.uint8)
+    quad = np.array([[300, 200], [360, 200], [360, 290], [300, 290]], np.float32)
+    image[200:290, 300:360] = RED
+    return Photo(image, quad[None], np.array([0]), ordered=True, real=False)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_detector_target_covers_the_tile_at_every_turn(monkeypatch, seed):
+    # colours untouched, so the tile is exactly where the crop is red
+    monkeypatch.setattr(data, "jitter_colors", lambda image, rng, strength=1.0: image)
+    crop, target = detector_sample(_red_tile_photo(), np.random.default_rng(seed), 320, 768, 0.5, 4)
+    assert crop.shape == (320, 320, 3) and target.shape == (2, 80, 80)
+    b, g, r = (crop[..., i].astype(int) for i in range(3))
+    red = (r > 160) & (g < 60) & (b < 60)
+    # the red pixels seen at the target's 1/4 resolution
+    seen = red.reshape(80, 4, 80, 4).mean(axis=(1, 3)) >= 0.5
+    face, core = target.astype(bool)
+    if not face.any() and not seen.any():
+        return  # the crop missed the tile: nothing to compare
+    iou = (face & seen).sum() / max(1, (face | seen).sum())
+    assert iou > 0.7, f"seed {seed}: target face and tile overlap only {iou:.2f}"
+    assert core.sum() < face.sum() and not (core & ~face).any()
+
+
+def test_colour_jitter_repeats_for_a_seed_and_keeps_tile_colours():
+    image = np.zeros((64, 64, 3), np.uint8)
+    image[:, :32] = RED
+    image[:, 32:] = (200, 120, 30)  # a blue tile face (BGR)
+    for seed in range(40):
+        a = jitter_colors(image, np.random.default_rng(seed))
+        b = jitter_colors(image, np.random.default_rng(seed))
+        assert a.dtype == np.uint8 and a.shape == image.shape
+        assert np.array_equal(a, b), "a resumed run must cut the same sample"
+        red = a[8:56, 4:28].reshape(-1, 3).mean(axis=0)
+        blue = a[8:56, 36:60].reshape(-1, 3).mean(axis=0)
+        assert red.argmax() == 2 and blue.argmax() == 0, f"seed {seed}: hues swapped"
