@@ -211,8 +211,10 @@ measure on.
 `python -m models.train` (CPU, PyTorch; resumable; progress bars) renders the
 scenes if missing, trains the segmenter then the classifier, and exports both
 with `models/export.py` (ONNX checker, and onnxruntime compared with PyTorch).
-`python -m models.card` measures and rewrites this card. {made_by} It trained
-for {minutes:.0f} minutes on a 2-core CPU in all (rendering not counted).
+`python -m models.card` measures and rewrites this card. {made_by} Its training
+steps took {minutes:.0f} minutes on a 2-core CPU in all; rendering the scenes,
+loading the photos and the export add a few minutes (the command prints the
+whole time when it ends).
 Settings of the last run:
 
 | setting | value |
