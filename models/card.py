@@ -20,7 +20,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.data import rotate_photo_90
 from models.plots import STAGES, confusion_matrix, read_loss_log, training_curves
 from models.train import DEFAULT_REAL, ROOT, Config
 from rules.tiles import ALL_FACES
@@ -36,6 +35,16 @@ def rendered_test_set(folder: Path, count: int) -> Path:
         subprocess.run([sys.executable, "-m", "models.render", "--out", str(folder), "--count", str(count),
                         "--seed", str(TEST_SEED)], check=True, cwd=ROOT)
     return folder
+
+
+def rotate_photo_90(image: np.ndarray, quads: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rotate image and quads by k quarter turns counter-clockwise."""
+    for _ in range(k % 4):
+        h, w = image.shape[:2]
+        image = np.ascontiguousarray(np.rot90(image))
+        x, y = quads[..., 0].copy(), quads[..., 1].copy()
+        quads = np.stack([y, w - 1 - x], axis=-1)
+    return image, quads
 
 
 def turned_photos(items: list[LabelledImage], quarter_turns: int, folder: Path) -> list[LabelledImage]:

@@ -75,16 +75,6 @@ def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float =
 
 # ------------------------------------------------------------------ detector
 
-def rotate_photo_90(image: np.ndarray, quads: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rotate image and quads by k quarter turns counter-clockwise."""
-    for _ in range(k % 4):
-        h, w = image.shape[:2]
-        image = np.ascontiguousarray(np.rot90(image))
-        x, y = quads[..., 0].copy(), quads[..., 1].copy()
-        quads = np.stack([y, w - 1 - x], axis=-1)
-    return image, quads
-
-
 def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side: int,
                     core_ratio: float, stride: int) -> tuple[np.ndarray, np.ndarray]:
     """One augmented crop (size x size, BGR) and its targets (2, size/stride, size/stride)."""
@@ -187,6 +177,5 @@ def _reject_quad(photo: Photo, rng: np.random.Generator) -> np.ndarray:
 
 
 def to_tensor_layout(images: list[np.ndarray]) -> np.ndarray:
-    """BGR uint8 HWC list -> float32 NCHW RGB in [0, 1] (the models' input layout)."""
-    batch = np.stack(images)[..., ::-1].astype(np.float32) / 255.0
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+    """BGR uint8 HWC list -> float32 NCHW RGB in [0, 1]: the same call that makes vision/'s model input."""
+    return cv2.dnn.blobFromImages(images, 1 / 255.0, swapRB=True)
