@@ -619,6 +619,17 @@ def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) ->
 # --- HiGHS ---------------------------------------------------------------------
 
 _BANNER_LOCK = threading.Lock()
+_PER_THREAD = threading.local()
+
+
+def _highs() -> highspy.Highs:
+    """This thread's silent HiGHS instance, emptied for a new program (made once per thread)."""
+    h = getattr(_PER_THREAD, "highs", None)
+    if h is None:
+        h = _PER_THREAD.highs = _new_highs()
+    else:
+        h.clearModel()
+    return h
 
 
 def _new_highs() -> highspy.Highs:
@@ -628,6 +639,7 @@ def _new_highs() -> highspy.Highs:
     output (file descriptor 1, from C++) when ``Highs()`` is created, before
     any option can be set; it is sent to /dev/null for that moment, so that a
     ``--json`` command prints one JSON document and a server's log stays clean.
+    The instance is kept for the thread, so this happens once per thread.
     """
     with _BANNER_LOCK:
         try:
@@ -654,7 +666,7 @@ class _Program:
 
     def __init__(self, cost, A, row_lo, row_hi, feasibility: bool) -> None:
         n = len(cost)
-        h = _new_highs()
+        h = _highs()
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 0.5)  # every objective coefficient is whole
         h.setOptionValue("threads", 1)
