@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from rules.options import VARIANTS, find_variant
+from cli.rules_args import add_rules_arguments, rules_from
 from rules.sets import analyse_sets
 from rules.tiles import NotationError, format_tiles, parse_tiles
 
@@ -24,14 +24,17 @@ def add_parser(subparsers) -> None:
         'A SET is tile codes separated by spaces or commas, e.g. "R5 R6 J".',
     )
     p.add_argument("sets", nargs="+", metavar="SET", help='one set, e.g. "R5 R6 J" or "K7,B7,O7"')
-    p.add_argument("--rules", default="sabra", choices=list(VARIANTS), metavar="RULES",
-                   help="sabra (default), american, international, or another variant in docs/rules.md")
+    add_rules_arguments(p)
     p.add_argument("--json", action="store_true", help='print {"sets": [...]} as JSON')
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    options = find_variant(args.rules)
+    try:
+        options = rules_from(args)
+    except ValueError as exc:
+        print(f"rummikub-companion check: {exc}", file=sys.stderr)
+        return 2
     parsed = []
     for i, text in enumerate(args.sets, 1):
         try:

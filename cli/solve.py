@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from rules.options import VARIANTS, find_variant
+from cli.rules_args import add_rules_arguments, rules_from
 from rules.solver import OBJECTIVES, Solution, solve
 from rules.tiles import NotationError, RuleError, format_table, format_tiles, parse_table, parse_tiles
 
@@ -31,14 +31,14 @@ def add_parser(subparsers) -> None:
         "--initial", nargs="?", type=int, const=-1, default=None, metavar="N",
         help="initial meld: new sets from the rack only, worth at least N (default: the rules' threshold)",
     )
-    p.add_argument("--rules", default="sabra", metavar="NAME", help=f"rule set: {', '.join(VARIANTS)} (default sabra)")
+    add_rules_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON: count, value, placed, sets")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        options = find_variant(args.rules)
+        options = rules_from(args)
         table = parse_table(args.table)
         rack = parse_tiles(args.rack)
         initial = options.initial_meld if args.initial == -1 else args.initial

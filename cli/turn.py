@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import sys
 
-from rules.options import VARIANTS, find_variant
-from rules.tiles import NotationError, format_tiles, parse_table, parse_tiles
+from cli.rules_args import add_rules_arguments, rules_from
+from rules.tiles import format_tiles, parse_table, parse_tiles
 from rules.turns import validate_turn
 
 
@@ -25,22 +25,21 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rack", required=True, metavar="TILES", help="the player's rack before the turn")
     p.add_argument("--not-melded", action="store_true",
                    help="the player has not made the initial meld yet (this turn must be it)")
-    p.add_argument("--rules", default="sabra", choices=list(VARIANTS), metavar="RULES",
-                   help="sabra (default), american, international, or another variant in docs/rules.md")
+    add_rules_arguments(p)
     p.add_argument("--json", action="store_true", help='print {"legal", "problems", "placed"} as JSON')
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     try:
+        options = rules_from(args)
         before = parse_table(args.before)
         after = parse_table(args.after)
         rack = parse_tiles(args.rack)
-    except NotationError as exc:
+    except ValueError as exc:  # NotationError included
         print(f"rummikub-companion turn: {exc}", file=sys.stderr)
         return 2
-    verdict = validate_turn(before, after, rack, has_melded=not args.not_melded,
-                            options=find_variant(args.rules))
+    verdict = validate_turn(before, after, rack, has_melded=not args.not_melded, options=options)
     if args.json:
         print(json.dumps(verdict.to_dict()))
     else:

@@ -36,6 +36,7 @@ class RuleOptions:
     manipulate_joker_sets: bool = True
     group_joker_needs_both_colors: bool = False
     joker_replacement_from_table: bool = True
+    joker_freed_without_its_tile: bool = False
     manipulate_on_initial_meld: bool = False
     direction: str = "clockwise"
     turn_time_limit: int | None = 60
@@ -194,6 +195,16 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
         type="bool", values=(True, False),
         source="004_* leaflet and 'Variations': Lemada 2014 online rules; Official Book: from hand",
     ),
+    "joker_freed_without_its_tile": dict(
+        summary="a table joker may be freed by rearranging its set so the set stays valid without it "
+                "(or is taken apart into other valid sets), no tile put in its place; False: only by "
+                "supplying the tile it stands for",
+        type="bool", values=(True, False),
+        source="004_* leaflet 'The Joker': 'replace it ... with any tiles that can keep the set legitimate', "
+               "way 4: 'moves the black 1 to the group of ones ... and frees the joker'; 'Variations': "
+               "'The only way the joker can be made to represent a different tile is if the player supplies "
+               "... the tile that the joker originally represented'",
+    ),
     "manipulate_on_initial_meld": dict(
         summary="on the turn of the initial meld the player may also add to and rearrange table sets",
         type="bool", values=(True, False),
@@ -291,6 +302,31 @@ def find_variant(name: str, **overrides: Any) -> RuleOptions:
             raise ValueError(f"unknown rules {name!r} (known: {', '.join(VARIANTS)})")
         base = VARIANTS[key]
     return base.replace(**overrides) if overrides else base
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"joker_penalty=25"`` -> ``("joker_penalty", 25)``: one option as written on a command line.
+
+    Booleans are yes/no (or true/false), numbers are whole numbers, ``none``
+    or ``off`` clears an option that may be off (``turn_time_limit``).
+    """
+    name, sep, raw = str(text).partition("=")
+    name, raw = name.strip().replace("-", "_"), raw.strip()
+    if not sep or name not in OPTION_DOCS:
+        raise ValueError(f"{text!r} is not NAME=VALUE with a rule option name (known: {', '.join(OPTION_DOCS)})")
+    kind = OPTION_DOCS[name]["type"]
+    word = raw.lower()
+    if kind == "bool":
+        if word not in ("yes", "no", "true", "false"):
+            raise ValueError(f"rule option {name} is yes or no, not {raw!r}")
+        return name, word in ("yes", "true")
+    if kind == "int|None" and word in ("none", "off", "null"):
+        return name, None
+    if kind.startswith("int"):
+        if not raw.isdigit() or len(raw) > 6:
+            raise ValueError(f"rule option {name} is a whole number, not {raw!r}")
+        return name, int(raw)
+    return name, raw
 
 
 def default_for(game: str, name: str) -> Any:

@@ -57,7 +57,7 @@ import numpy as np
 
 from rules.options import RuleOptions, require
 from rules.sets import analyse_set
-from rules.tiles import JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
+from rules.tiles import ALL_FACES, JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
 from rules.turns import validate_turn
 
 OBJECTIVES = ("tiles", "value")
@@ -225,11 +225,12 @@ def _check_tiles(table: list[list[Tile]], rack: list[Tile], o: RuleOptions) -> N
             raise RuleError(f"table set {i} ({format_tiles(s)}) is not valid: {verdict.problem}")
 
 
+_INDEX = {t: t.index for t in ALL_FACES}
+
+
 def _counts(tiles: Iterable[Tile]) -> np.ndarray:
-    c = np.zeros(_FACES, dtype=np.int64)
-    for t in tiles:
-        c[t.index] += 1
-    return c
+    """Copies of each face (0-52) among ``tiles``."""
+    return np.bincount([_INDEX[t] for t in tiles], minlength=_FACES).astype(np.int64)
 
 
 def _jokers_per_set(o: RuleOptions) -> int:
@@ -250,6 +251,7 @@ class _Catalogue:
     layout: tuple[tuple[Tile, ...], ...]  # natural order, JOKER at its place
     meanings: tuple[tuple[frozenset, ...], ...]  # what each joker of the layout stands for (the judge's reading)
     index: dict  # (sorted natural indices, jokers) -> rows with those tiles
+    keys: frozenset  # each layout as a tuple of tile indices
 
 
 def _judged(shown: Sequence[Tile], one_high: bool) -> tuple[int, tuple[frozenset, ...]]:
@@ -293,7 +295,8 @@ def _catalogue(one_high: bool, jokers_per_set: int) -> _Catalogue:
         index.setdefault((tuple(sorted(t.index for t in s if not t.is_joker)), s.count(JOKER)), []).append(j)
     for a in (S, value, face):
         a.setflags(write=False)
-    return _Catalogue(S, S.sum(1), value, face, tuple(layouts), tuple(m for _, m in judged), index)
+    keys = frozenset(tuple(t.index for t in s) for s in layouts)
+    return _Catalogue(S, S.sum(1), value, face, tuple(layouts), tuple(m for _, m in judged), index, keys)
 
 
 def _natural(tiles: Sequence[Tile], o: RuleOptions) -> list[Tile]:
@@ -332,6 +335,7 @@ class _Model:
     def __init__(self, cat: _Catalogue, avail: np.ndarray, low: np.ndarray) -> None:
         self.cat, self.avail, self.low = cat, avail, low
         idx = np.flatnonzero((cat.S <= avail).all(axis=1))
+        self.cat_rows = len(idx)  # the first columns come from the catalogue, the rest are appended
         self.S = cat.S[idx]
         self.size = cat.size[idx]
         self.value = cat.value[idx]
@@ -372,19 +376,29 @@ class _Model:
         if o.manipulation and o.manipulate_joker_sets:
             return
         n_blocks = 0
+        added_jokers: dict[int, int] = {}  # column -> jokers added to a block's set (not its own)
         for s in table:
             if o.manipulation and JOKER not in s:
                 continue
             pairs = _pairs(s, o)
             if pairs is None:  # jokers only: it stays as it is
-                forms = [list(s)]
+                grown = [[(t, t) for t in s]]
             else:
-                forms = [[t for t, _ in g] for g in _forms(pairs, o, self.avail)]
-            forms = [f for f in forms if (_counts(f) <= self.avail).all()]
-            self._append(forms, o, [len(s)] * len(forms), block=n_blocks)
+                grown = [g for g in _forms(pairs, o, self.avail) if (_counts(t for t, _ in g) <= self.avail).all()]
+            own = {m for t, m in pairs or () if t.is_joker}
+            start = self.n
+            self._append([[t for t, _ in g] for g in grown], o, [len(s)] * len(grown), block=n_blocks)
+            for k, g in enumerate(grown):
+                added_jokers[start + k] = sum(t.is_joker and m not in own for t, m in g)
             row = (self.block_of == n_blocks).astype(float)
             self.extra_rows.append((row, 1.0, 1.0))
             n_blocks += 1
+        if o.retrieved_joker != "any_set" and any(added_jokers.values()):
+            # a freed joker goes to a new set, so the jokers that extend table sets come from the rack
+            row = np.zeros(self.n)
+            row[list(added_jokers)] = list(added_jokers.values())
+            rack_jokers = float(self.avail[JOKER_INDEX] - self.low[JOKER_INDEX])
+            self.extra_rows.append((row, -np.inf, rack_jokers))
         if not o.manipulation:
             # the catalogue's columns are new sets: rack tiles (and freed jokers) only
             free = self.avail - self.low
@@ -394,6 +408,7 @@ class _Model:
 
     def _select(self, keep: np.ndarray) -> None:
         idx = np.flatnonzero(keep)
+        self.cat_rows = int((idx < self.cat_rows).sum())
         self.S, self.size, self.value = self.S[idx], self.size[idx], self.value[idx]
         self.face, self.reward, self.block_of = self.face[idx], self.reward[idx], self.block_of[idx]
         self.layouts = [self.layouts[j] for j in idx]
@@ -404,7 +419,7 @@ class _Model:
         """Reward columns holding a whole set of ``table``; its own layout (and, when ``extend``,
         with one or two tiles added) becomes a column where the catalogue lacks it."""
         extra: dict[tuple, tuple[list[Tile], int]] = {}
-        have = {tuple(t.index for t in lay) for lay in self.layouts}
+        have = self.cat.keys | {tuple(t.index for t in lay) for lay in self.layouts[self.cat_rows:]}
         for s in {tuple(sorted(s)): s for s in table}.values():
             counts = _counts(s)
             if not (counts <= self.avail).all():
@@ -412,7 +427,10 @@ class _Model:
             holds = (self.S >= counts).all(axis=1) & (self.block_of < 0)
             self.reward = np.where(holds, np.maximum(self.reward, len(s)), self.reward)
             pairs = _pairs(s, o)
-            grown = [] if pairs is None else [pairs, *(_extensions(pairs, o) if extend else ())]
+            # the catalogue holds every run of 3-5 and group with jokers as the rules allow, so a
+            # grown set can only fall outside it from 4 tiles or 2 jokers up
+            extend_here = extend and (len(s) >= 4 or s.count(JOKER) >= 2)
+            grown = [] if pairs is None else [pairs, *(_extensions(pairs, o, self.avail) if extend_here else ())]
             for shown in [list(s)] if pairs is None else [[t for t, _ in g] for g in grown]:
                 key = tuple(t.index for t in shown)
                 if key not in have and len(s) > extra.get(key, ((), 0))[1]:
@@ -436,6 +454,20 @@ class _Model:
         for s in table:
             if JOKER in s:
                 need.update(analyse_set(s, o).joker_meanings())
+        if o.retrieved_joker != "any_set" and need:
+            # a joker in a set holding a whole table set's tiles, standing for no tile a table joker
+            # stood for, is not a table joker kept; a freed one may not go there: it comes from the rack
+            old = [c for c in (_counts(t for t in s if not t.is_joker) for s in table) if c.any()]
+            holds = np.zeros(self.n, dtype=bool)
+            for c in old:
+                holds |= (self.S[:, :JOKER_INDEX] >= c[None, :JOKER_INDEX]).all(axis=1)
+            stood = frozenset().union(*need)
+            foreign = np.array([sum(not (m & stood) for m in ms) for ms in self.meanings], dtype=float)
+            row = np.where(holds, foreign, 0.0)
+            if row.any():
+                self.extra_rows.append((row, -np.inf, float(self.avail[JOKER_INDEX] - self.low[JOKER_INDEX])))
+        if o.joker_freed_without_its_tile:
+            return  # a joker may change what it stands for without its tile: no row is implied
         for m, c in need.items():
             faces = sorted(t.index for t in m)
             laid = np.array([sum(bool(a & m) for a in ms) for ms in self.meanings], dtype=float)
@@ -461,15 +493,9 @@ class _Model:
         cost = w1 * (getattr(self, primary) if primary else zero) + w2 * self.reward
         cost = cost + (getattr(self, third) if third else zero)
 
-        # each column is split into binary copies (x_j = copies laid), so that one
-        # layout is one 0/1 vector and a rejected one can be cut off alone
         safe = np.maximum(self.S, 1)
         ub = np.where(self.S > 0, self.avail[None, :] // safe, np.iinfo(np.int64).max).min(axis=1)
         ub = np.where(self.block_of >= 0, np.minimum(ub, 1), ub)
-        copy_of = np.repeat(np.arange(self.n), ub)
-        m = len(copy_of)
-        if m == 0:
-            return
         faces = np.flatnonzero(self.avail)
         blocks = [self.S[:, faces].T]
         lo = [self.low[faces].astype(float)]
@@ -482,25 +508,22 @@ class _Model:
             blocks.append(row[None, :])
             lo.append(np.array([a], float))
             hi.append(np.array([b], float))
-        A = np.vstack(blocks)[:, copy_of].astype(float)
-        # copy k+1 of a column only when copy k: x_j1 >= x_j2 >= ...
-        pairs = [(i - 1, i) for i in range(1, m) if copy_of[i] == copy_of[i - 1]]
-        order = np.zeros((len(pairs), m))
-        for r, (a, b) in enumerate(pairs):
-            order[r, a], order[r, b] = 1.0, -1.0
-        A = np.vstack([A, order]) if pairs else A
-        row_lo = np.concatenate([*lo, np.zeros(len(pairs))])
-        row_hi = np.concatenate([*hi, np.full(len(pairs), np.inf)])
-        h = _Program(np.asarray(cost, float)[copy_of], A, row_lo, row_hi, primary is None)
+        A = np.vstack(blocks).astype(float)
+        row_lo, row_hi = np.concatenate(lo), np.concatenate(hi)
+        cost = np.asarray(cost, float)
+
+        # columns count the copies laid; an optimum the judge rejects is cut off
+        # alone (no-good cut) and the program solved again
+        h = _Program(cost, A, row_lo, row_hi, primary is None, ub.astype(float))
         while True:
             x = h.run()
             if x is None:
                 return
-            ones = np.flatnonzero(x)
-            chosen = Counter(int(copy_of[i]) for i in ones)
-            yield [list(self.layouts[j]) for j in sorted(chosen) for _ in range(chosen[j])]
-            # no-good cut: at least one copy must change
-            h.cut(ones, m)
+            yield self._layout(Counter({j: int(x[j]) for j in np.flatnonzero(x)}))
+            h.cut(x, ub)
+
+    def _layout(self, chosen: Counter) -> list[list[Tile]]:
+        return [list(self.layouts[j]) for j in sorted(chosen) for _ in range(chosen[j])]
 
 
 def _in_table_order(sets: list[list[Tile]], table: Sequence[Sequence[Tile]]) -> tuple[list[list[Tile]], int]:
@@ -547,18 +570,19 @@ def _ends(pairs: list[tuple[Tile, Tile]], o: RuleOptions) -> tuple[list[Tile], l
     return [], [Tile(c, meant[0].number) for c in Color if c not in have]
 
 
-def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions) -> list[list[tuple[Tile, Tile]]]:
+def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) -> list[list[tuple[Tile, Tile]]]:
     """The set with one or two tiles added: at a run's ends, or a group's missing colours."""
-    return [g for g in _grow(base, o, 2, None) if len(g) > len(base)]
+    return [g for g in _grow(base, o, 2, avail, most=2) if len(g) > len(base)]
 
 
-def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np.ndarray | None):
+def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np.ndarray, most: int = 4):
     """Every form of the set with up to ``per_end`` tiles added at each end (a group: its missing
-    colours), each added place a tile or a joker standing for it.  Built from what each tile
-    means, so every result is a valid set by construction."""
+    colours), at most ``most`` in all, each added place a tile or a joker standing for it, that
+    the tiles ``avail`` can make.  Built from what each tile means, so every result is a valid
+    set by construction."""
     low, high = _ends(base, o)
     is_group = len({m.number for _, m in base}) == 1
-    jokers_allowed = _jokers_per_set(o)
+    jokers_allowed = min(_jokers_per_set(o), int(avail[JOKER_INDEX]))
     have_jokers = sum(shown.is_joker for shown, _ in base)
     out = []
     if is_group:
@@ -568,7 +592,7 @@ def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np
         shapes = [(tuple(low[:a])[::-1], tuple(high[:b])) for a in range(min(per_end, len(low)) + 1)
                   for b in range(min(per_end, len(high)) + 1)]
     for before, after in shapes:
-        if len(base) + len(before) + len(after) > 13:
+        if len(base) + len(before) + len(after) > 13 or len(before) + len(after) > most:
             continue
         added = [*before, *after]
         for as_joker in product((False, True), repeat=len(added)):
@@ -580,7 +604,7 @@ def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np
             grown = [*pre, *base, *post]
             if is_group:
                 grown = sorted(grown, key=lambda p: int(p[1].color))
-            if avail is not None and not (_counts(t for t, _ in grown) <= avail).all():
+            if not (_counts(t for t, _ in grown) <= avail).all():
                 continue
             out.append(grown)
     return out
@@ -606,6 +630,15 @@ def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) ->
                     bases.append(sorted([*keep, *((t, t) for t in fill)], key=lambda p: int(p[1].color)))
             else:
                 bases.append([(m, m) if i in chosen else (t, m) for i, (t, m) in enumerate(pairs)])
+    if o.joker_freed_without_its_tile:
+        # the set kept valid without its joker(s): a run loses jokers at its ends, a group any
+        for k in range(1, len(spots) + 1):
+            for chosen in combinations(spots, k):
+                rest = [p for i, p in enumerate(pairs) if i not in chosen]
+                if len(rest) >= 3 and analyse_set([t for t, _ in rest], o).valid and (
+                        is_group or all(i in chosen for i in range(min(chosen), len(pairs)))
+                        or all(i in chosen for i in range(0, max(chosen) + 1))):
+                    bases.append(rest)
     out, seen = [], set()
     for b in bases:
         for g in _grow(b, o, 2, avail):
@@ -662,9 +695,10 @@ def _new_highs() -> highspy.Highs:
 
 
 class _Program:
-    """One 0/1 program in HiGHS: maximise ``cost``, rows ``lo <= A x <= hi``; cuts added between runs."""
+    """One integer program in HiGHS: maximise ``cost``, ``0 <= x <= ub``, rows ``lo <= A x <= hi``;
+    no-good cuts added between runs."""
 
-    def __init__(self, cost, A, row_lo, row_hi, feasibility: bool) -> None:
+    def __init__(self, cost, A, row_lo, row_hi, feasibility: bool, ub: np.ndarray) -> None:
         n = len(cost)
         h = _highs()
         h.setOptionValue("mip_rel_gap", 0.0)
@@ -681,7 +715,7 @@ class _Program:
         lp.num_row_ = A.shape[0]
         lp.col_cost_ = np.asarray(cost, dtype=float)
         lp.col_lower_ = np.zeros(n)
-        lp.col_upper_ = np.ones(n)
+        lp.col_upper_ = ub
         lp.row_lower_ = row_lo
         lp.row_upper_ = row_hi
         lp.sense_ = highspy.ObjSense.kMaximize
@@ -693,20 +727,42 @@ class _Program:
         lp.a_matrix_.index_ = nz_row.astype(np.int32)
         lp.a_matrix_.value_ = csc[nz_col, nz_row].astype(float)
         h.passModel(lp)
-        self.h = h
+        self.h, self.n = h, n
 
     def run(self) -> np.ndarray | None:
         self.h.run()
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
-        return np.rint(np.asarray(self.h.getSolution().col_value)).astype(int)
+        return np.rint(np.asarray(self.h.getSolution().col_value)[: self.n]).astype(int)  # cut columns aside
 
-    def cut(self, ones: np.ndarray, n: int) -> None:
-        """Forbid exactly this 0/1 vector: sum over its ones of (1 - x) + sum over the rest of x >= 1."""
-        coef = np.ones(n)
-        coef[ones] = -1.0
-        idx = np.arange(n, dtype=np.int32)
-        self.h.addRow(1.0 - len(ones), np.inf, n, idx, coef)
+    def cut(self, x: np.ndarray, ub: np.ndarray) -> None:
+        """Forbid exactly the integer vector ``x`` (0 <= x <= ub), every other one staying feasible.
+
+        For each column laid, binaries ``down`` (x_j <= x*_j - 1) and, below its
+        bound, ``up`` (x_j >= x*_j + 1); then some column not laid is laid, or
+        some ``down``/``up`` holds.
+        """
+        h = self.h
+        n = len(x)
+        laid = np.flatnonzero(x)
+        start = h.getNumCol()
+        extra: list[tuple[int, int]] = []  # (column, kind): 0 down, 1 up
+        for j in laid:
+            extra.append((int(j), 0))
+            if x[j] < ub[j]:
+                extra.append((int(j), 1))
+        for k, (j, kind) in enumerate(extra):
+            d = start + k
+            h.addCol(0.0, 0.0, 1.0, 0, np.array([], dtype=np.int32), np.array([], dtype=float))
+            h.changeColIntegrality(d, highspy.HighsVarType.kInteger)
+            if kind == 0:  # x_j + (ub_j - x*_j + 1) d <= ub_j
+                h.addRow(-np.inf, float(ub[j]), 2, np.array([j, d], dtype=np.int32),
+                         np.array([1.0, float(ub[j] - x[j] + 1)]))
+            else:  # x_j - (x*_j + 1) d >= 0
+                h.addRow(0.0, np.inf, 2, np.array([j, d], dtype=np.int32), np.array([1.0, -float(x[j] + 1)]))
+        others = np.setdiff1d(np.arange(n), laid).astype(np.int32)
+        idx = np.concatenate([others, np.arange(start, start + len(extra), dtype=np.int32)])
+        h.addRow(1.0, np.inf, len(idx), idx, np.ones(len(idx)))
 
 
 __all__ = ["OBJECTIVES", "MAX_CUTS", "Solution", "SolverError", "arrange", "solve", "suggest_rearrangement",

@@ -12,6 +12,7 @@ re-using it apply.  Every broken rule is reported, in plain words.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import product
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -166,21 +167,69 @@ def validate_turn(
         problems.append(Problem("box_exceeded", tuple(over), (
             f"the table and the rack hold {box.describe_excess(over)}")))
 
-    # jokers, followed by what they stand for
+    # jokers, followed by what they stand for: of the ways to pair the jokers before with
+    # those after (same meaning: the same joker; unpaired: freed), the one that breaks fewest rules
     jb = _joker_list(before_sets, before_v)
     ja = _joker_list(after_sets, after_v)
-    kept = _match(jb, ja)
+    best = None
+    for kept in _pairings(jb, ja):
+        found = _joker_problems(o, kept, jb, ja, before_sets, after_sets, before_v, n_after, placed_count,
+                                has_melded)
+        if best is None or (len(found[0]), len(found[1])) < (len(best[0]), len(best[1])):
+            best = found
+        if not best[0]:
+            break  # a pairing that breaks no rule (the largest one comes first)
+    joker_problems, freed = best
+    problems.extend(joker_problems)
+    retrieved = [b.meanings or frozenset() for b in freed]
+
+    meld_value = None
+    if not has_melded:
+        meld_value = _initial_meld(o, before_sets, after_sets, after_v, placed_count, problems)
+
+    return TurnVerdict(not problems, problems, placed, retrieved, meld_value)
+
+
+def _pairings(before: list[_Joker], after: list[_Joker]):
+    """Every pairing of before-jokers with distinct after-jokers that keep their meaning, largest
+    first (a maximum matching leads, so one joker each is the usual case and costs little)."""
+    def fits(b: _Joker, a: _Joker) -> bool:
+        return b.meanings is None or a.meanings is None or bool(b.meanings & a.meanings)
+
+    first = _match(before, after)
+    yield first
+    if len(before) <= 1 or not after:
+        return
+
+    def extend(i: int, used: frozenset, acc: dict):
+        if i == len(before):
+            yield dict(acc)
+            return
+        for ai, a in enumerate(after):
+            if ai not in used and fits(before[i], a):
+                acc[i] = ai
+                yield from extend(i + 1, used | {ai}, acc)
+                del acc[i]
+        yield from extend(i + 1, used, acc)
+
+    for kept in extend(0, frozenset(), {}):
+        if kept != first:
+            yield kept
+
+
+def _joker_problems(o, kept, jb, ja, before_sets, after_sets, before_v, n_after, placed_count, has_melded):
+    """The problems of one pairing of jokers (``kept``: before index -> after index), and the freed jokers."""
+    problems: list[Problem] = []
     freed = [b for i, b in enumerate(jb) if i not in kept]
     matched_after = set(kept.values())
     landing = [a for i, a in enumerate(ja) if i not in matched_after]
-    retrieved = [b.meanings or frozenset() for b in freed]
     if freed and not has_melded:
         problems.append(Problem("joker_before_initial_meld", (JOKER,) * len(freed), (
             "a joker may not be taken from the table before the player's initial meld")))
     table_after = Counter({ALL_FACES[i]: k for i, k in enumerate(n_after) if k}) if freed else Counter()
     supply = Counter(placed_count) if not o.joker_replacement_from_table else Counter(table_after)
     source = "from the rack" if not o.joker_replacement_from_table else "on the table"
-    for b in freed:
+    for b in [] if o.joker_freed_without_its_tile else freed:
         meanings = b.meanings or frozenset()
         orig = before_sets[b.set_index]
         need_both = (
@@ -207,31 +256,36 @@ def validate_turn(
         else:
             supply[got] -= 1
     _check_reuse(o, len(freed), landing, before_sets, after_sets, placed_count, problems)
-
     if has_melded or o.manipulate_on_initial_meld:
         _check_kept_whole(o, before_sets, after_sets, freed, problems)
-
-    meld_value = None
-    if not has_melded:
-        meld_value = _initial_meld(o, before_sets, after_sets, after_v, placed_count, problems)
-
-    return TurnVerdict(not problems, problems, placed, retrieved, meld_value)
+    return problems, freed
 
 
 def _check_kept_whole(o, before_sets, after_sets, freed, problems) -> None:
     """Sets that may only grow (all of them without manipulation; joker sets where those are
-    fixed) must each lie inside a set of their own after the turn, less the jokers freed from them."""
+    fixed) must each lie inside a set of their own after the turn, a freed joker's place taken
+    by the tile it stood for (004_*: "replace the joker by this tile"; "substitute the real tile
+    for the joker"), or left empty where a joker may be freed without its tile."""
     if o.manipulation and o.manipulate_joker_sets:
         return
-    freed_by_set = Counter(b.set_index for b in freed)
+    freed_in: dict[int, list[frozenset]] = {}
+    for b in freed:
+        freed_in.setdefault(b.set_index, []).append(b.meanings or frozenset())
     blocks = [i for i, s in enumerate(before_sets) if not o.manipulation or JOKER in s]
-    needs = []
-    for i in blocks:
-        need = Counter(before_sets[i])
-        need[JOKER] -= freed_by_set[i]
-        needs.append(+need)
     holds = [Counter(s) for s in after_sets]
-    fits = [[all(h[t] >= n for t, n in need.items()) for h in holds] for need in needs]
+    fits = []
+    for i in blocks:
+        base = Counter(before_sets[i])
+        base[JOKER] -= len(freed_in.get(i, ()))
+        if o.joker_freed_without_its_tile:
+            choices = [()]
+        elif (o.group_joker_needs_both_colors and len(before_sets[i]) == 3 and i in freed_in
+              and len({t.number for t in before_sets[i] if not t.is_joker}) == 1):
+            choices = [tuple(t for m in freed_in[i] for t in m)]
+        else:
+            choices = list(product(*(sorted(m) for m in freed_in.get(i, ()))))
+        needs = [+(base + Counter(c)) for c in choices]
+        fits.append([any(all(h[t] >= n for t, n in need.items()) for need in needs) for h in holds])
     owner: dict[int, int] = {}  # after set -> block (a maximum matching, augmenting paths)
 
     def augment(k: int, seen: set[int]) -> bool:

@@ -48,9 +48,25 @@ class TestCheck:
         assert code == 2 and token in err and out == ""
 
     def test_unknown_rules_exit_2(self, capsys):
-        with pytest.raises(SystemExit) as exc:
-            main(["check", "--rules", "poker", "R1 R2 R3"])
-        assert exc.value.code == 2
+        code, _, err = run(capsys, "check", "--rules", "poker", "R1 R2 R3")
+        assert code == 2 and "unknown rules 'poker'" in err
+
+    @pytest.mark.parametrize("option, message", [
+        ("colour_blind=yes", "not NAME=VALUE with a rule option name"),
+        ("manipulation=maybe", "yes or no"),
+        ("initial_meld=" + "9" * 5000, "whole number"),
+    ])
+    def test_bad_option_exit_2(self, capsys, option, message):
+        code, _, err = run(capsys, "check", "--option", option, "R1 R2 R3")
+        assert code == 2 and message in err
+
+    def test_three_copies_of_a_set_exceed_the_box(self, capsys):
+        # 004_* leaflet 'Contents': 106 tiles, two of each; XP: three of each
+        code, out, _ = run(capsys, "check", "--json", "R1 R2 R3", "R1 R2 R3", "R1 R2 R3")
+        sets = json.loads(out)["sets"]
+        assert code == 1 and [s["valid"] for s in sets] == [True, True, False]
+        assert sets[2]["code"] == "box_exceeded" and sets[2]["concerns"] == ["R1", "R2", "R3"]
+        assert run(capsys, "check", "--rules", "xp", "R1 R2 R3", "R1 R2 R3", "R1 R2 R3")[0] == 0
 
 
 class TestScore:

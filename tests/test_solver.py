@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli import main
-from rules.options import VARIANTS, find_variant
+from rules.options import RETRIEVED_JOKER, VARIANTS, find_variant
 from rules.sets import analyse_set, is_valid_set
 from rules.solver import arrange, solve, suggest_rearrangement
 from rules.tiles import JOKER, Color, RuleError, Tile, parse_table, parse_tiles
@@ -269,6 +269,17 @@ def brute_force(table, rack, objective, initial, options):
 @st.composite
 def deals(draw):
     options = draw(st.sampled_from(list(VARIANTS.values())))
+    if draw(st.booleans()):  # and every joker and manipulation option, in any combination
+        options = options.replace(**draw(st.fixed_dictionaries({}, optional={
+            "manipulation": st.booleans(),
+            "retrieved_joker": st.sampled_from(RETRIEVED_JOKER),
+            "manipulate_joker_sets": st.booleans(),
+            "joker_replacement_from_table": st.booleans(),
+            "joker_freed_without_its_tile": st.booleans(),
+            "group_joker_needs_both_colors": st.booleans(),
+            "two_jokers_in_set": st.booleans(),
+            "one_high": st.booleans(),
+        })))
     box = Counter({f: options.box.copies for f in POOL_FACES})
     box[JOKER] = 2
     table = []

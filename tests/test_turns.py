@@ -234,3 +234,14 @@ def test_colour_permutation_keeps_the_verdict(case, perm, strict):
     renamed = judge(*(text.translate(swap) for text in case), options=options)
     assert (plain.legal, len(plain.problems), len(plain.placed)) == (
         renamed.legal, len(renamed.problems), len(renamed.placed))
+
+
+# 004_* leaflet, "4 ways to clear the joker", way 4: "The player splits the run. He moves the black 1
+# to the group of ones, he moves the black 2 to the group of twos and frees the joker."
+WAY_4 = ("K1 K2 J | B1 O1 R1 | B2 O2 R2", "K1 B1 O1 R1 | K2 B2 O2 R2 | J R5 R6", "R5 R6")
+
+
+def test_joker_freed_by_taking_its_set_apart_is_a_named_option():
+    assert not judge(*WAY_4).legal  # the default: freed only by supplying K3 (004_* 'Variations')
+    assert [p.code for p in judge(*WAY_4).issues] == ["joker_not_replaced"]
+    assert judge(*WAY_4, options=find_variant("sabra", joker_freed_without_its_tile=True)).legal
