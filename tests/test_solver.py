@@ -351,6 +351,32 @@ def test_larger_random_deals_give_legal_tables(seed):
             assert sol.kept >= 1
 
 
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("seed", range(3))
+def test_every_variant_suggests_only_moves_the_judge_accepts(variant, seed):
+    """Random tables with jokers (004_*: "Each joker can be used as any tile in a set"): whatever
+    the rules, the move suggested is one validate_turn accepts under the same options."""
+    options = find_variant(variant)
+    rng = random.Random(f"{variant}-{seed}")
+    box = options.box.all_tiles()
+    rng.shuffle(box)
+    table = []
+    while sum(map(len, table)) < 30:
+        colour, start, length = rng.choice(list(Color)), rng.randint(1, 9), rng.randint(3, 5)
+        s = [Tile(colour, n) for n in range(start, start + length)]
+        if rng.random() < 0.3:
+            s[rng.randrange(length)] = JOKER
+        if all(s.count(t) <= box.count(t) for t in s) and is_valid_set(s, options):
+            for t in s:
+                box.remove(t)
+            table.append(s)
+    rack = box[:14]
+    for objective in ("tiles", "value"):
+        sol = solve(table, rack, objective=objective, options=options)
+        if sol is not None:
+            check_legal(table, rack, sol, options)
+
+
 # --- command line ----------------------------------------------------------------
 
 
