@@ -330,20 +330,26 @@ def test_agrees_with_brute_force(deal):
         assert sol.value >= initial
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_larger_random_deals_give_legal_tables(seed):
-    rng = random.Random(seed)
-    box = [Tile.from_index(i) for i in range(52) for _ in range(2)] + [JOKER, JOKER]
+def random_deal(rng: random.Random, options, joker_share: float):
+    """About 30 table tiles in runs (a share of them holding a joker) and a rack of 14 from the rest."""
+    box = options.box.all_tiles()
     rng.shuffle(box)
     table = []
     while sum(map(len, table)) < 30:
-        colour, start = rng.choice(list(Color)), rng.randint(1, 9)
-        s = [Tile(colour, n) for n in range(start, start + rng.randint(3, 5))]
-        if all(s.count(t) <= box.count(t) for t in s):
+        colour, start, length = rng.choice(list(Color)), rng.randint(1, 9), rng.randint(3, 5)
+        s = [Tile(colour, n) for n in range(start, start + length)]
+        if rng.random() < joker_share:
+            s[rng.randrange(length)] = JOKER
+        if all(s.count(t) <= box.count(t) for t in s) and is_valid_set(s, options):
             for t in s:
                 box.remove(t)
             table.append(s)
-    rack = box[:14]
+    return table, box[:14]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_larger_random_deals_give_legal_tables(seed):
+    table, rack = random_deal(random.Random(seed), SABRA, 0.0)
     for objective in ("tiles", "value"):
         sol = solve(table, rack, objective=objective, options=SABRA)
         if sol is not None:
@@ -357,20 +363,7 @@ def test_every_variant_suggests_only_moves_the_judge_accepts(variant, seed):
     """Random tables with jokers (004_*: "Each joker can be used as any tile in a set"): whatever
     the rules, the move suggested is one validate_turn accepts under the same options."""
     options = find_variant(variant)
-    rng = random.Random(f"{variant}-{seed}")
-    box = options.box.all_tiles()
-    rng.shuffle(box)
-    table = []
-    while sum(map(len, table)) < 30:
-        colour, start, length = rng.choice(list(Color)), rng.randint(1, 9), rng.randint(3, 5)
-        s = [Tile(colour, n) for n in range(start, start + length)]
-        if rng.random() < 0.3:
-            s[rng.randrange(length)] = JOKER
-        if all(s.count(t) <= box.count(t) for t in s) and is_valid_set(s, options):
-            for t in s:
-                box.remove(t)
-            table.append(s)
-    rack = box[:14]
+    table, rack = random_deal(random.Random(f"{variant}-{seed}"), options, 0.3)
     for objective in ("tiles", "value"):
         sol = solve(table, rack, objective=objective, options=options)
         if sol is not None:
