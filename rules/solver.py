@@ -38,8 +38,8 @@ Objectives, one after the other (weights keep them strictly ordered):
 2. keep the table as it lies: every set laid that holds a whole table set
    (as it was, or with tiles added) earns that set's size, so the suggestion
    is easy to lay out by hand;
-3. the other measure (with ``"tiles"``: the face value of the tiles played;
-   with ``"value"``: how many tiles).
+3. the other measure (with ``"tiles"``: the value of the table after the
+   move, jokers as the tiles their places say; with ``"value"``: how many tiles).
 """
 
 from __future__ import annotations
@@ -151,7 +151,8 @@ def solve(
         judge = o
 
     if objective == "tiles":
-        weights = ("size", "face", sum(t.number or 0 for t in rack))
+        # ties go to the more valuable table (a joker counting as the tile its place says)
+        weights = ("size", "value", 13 * (n_table + len(rack)))
     else:
         weights = ("value", "size", len(rack))
     search = model.search(*weights)
@@ -385,11 +386,12 @@ class _Model:
                 grown = [[(t, t) for t in s]]
             else:
                 grown = [g for g in _forms(pairs, o, self.avail) if (_counts(t for t, _ in g) <= self.avail).all()]
-            own = {m for t, m in pairs or () if t.is_joker}
+            own = s.count(JOKER)
             start = self.n
             self._append([[t for t, _ in g] for g in grown], o, [len(s)] * len(grown), block=n_blocks)
             for k, g in enumerate(grown):
-                added_jokers[start + k] = sum(t.is_joker and m not in own for t, m in g)
+                # counted low where a joker is both freed and added (a relaxation: never cuts a legal move)
+                added_jokers[start + k] = max(0, sum(t.is_joker for t, _ in g) - own)
             row = (self.block_of == n_blocks).astype(float)
             self.extra_rows.append((row, 1.0, 1.0))
             n_blocks += 1
@@ -586,11 +588,9 @@ def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np
     have_jokers = sum(shown.is_joker for shown, _ in base)
     out = []
     if is_group:
-        choices = [c for k in range(len(high) + 1) for c in combinations(high, k) if len(base) + k <= 4]
-        shapes = [((), c) for c in choices]
-    else:
-        shapes = [(tuple(low[:a])[::-1], tuple(high[:b])) for a in range(min(per_end, len(low)) + 1)
-                  for b in range(min(per_end, len(high)) + 1)]
+        return _grow_group(base, o, avail, most, jokers_allowed - have_jokers)
+    shapes = [(tuple(low[:a])[::-1], tuple(high[:b])) for a in range(min(per_end, len(low)) + 1)
+              for b in range(min(per_end, len(high)) + 1)]
     for before, after in shapes:
         if len(base) + len(before) + len(after) > 13 or len(before) + len(after) > most:
             continue
@@ -602,12 +602,29 @@ def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np
             pre = list(zip(shown[: len(before)], before))
             post = list(zip(shown[len(before):], after))
             grown = [*pre, *base, *post]
-            if is_group:
-                grown = sorted(grown, key=lambda p: int(p[1].color))
             if not (_counts(t for t, _ in grown) <= avail).all():
                 continue
             out.append(grown)
     return out
+
+
+def _grow_group(base, o: RuleOptions, avail: np.ndarray, most: int, more_jokers: int):
+    """A group with tiles of colours its number tiles lack added, and jokers; the jokers then stand
+    for whichever colours are left (a joker that stood for K5 may stand for O5 once K5 is added)."""
+    naturals = [t for t, _ in base if not t.is_joker]
+    jokers = len(base) - len(naturals)
+    missing = [Tile(c, naturals[0].number) for c in Color if c not in {t.color for t in naturals}]
+    out = []
+    for k in range(len(missing) + 1):
+        for tiles in combinations(missing, k):
+            for extra in range(max(0, more_jokers) + 1):
+                size = len(base) + k + extra
+                if k + extra == 0 or k + extra > most or size > 4 or k + jokers + extra > len(missing):
+                    continue
+                shown = [*naturals, *tiles, *[JOKER] * (jokers + extra)]
+                if (_counts(shown) <= avail).all():
+                    out.append(_pairs(shown, o))
+    return [base, *out] if (_counts(t for t, _ in base) <= avail).all() else out
 
 
 def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) -> list[list[tuple[Tile, Tile]]]:
@@ -719,7 +736,8 @@ class _Program:
         lp.row_lower_ = row_lo
         lp.row_upper_ = row_hi
         lp.sense_ = highspy.ObjSense.kMaximize
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+        # first as a linear program: where its optimum is whole it is the integer optimum too,
+        # and the integer search (and its setup) is skipped; see run()
         csc = A.T  # columns as rows
         nz_col, nz_row = np.nonzero(csc)
         lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
@@ -727,9 +745,19 @@ class _Program:
         lp.a_matrix_.index_ = nz_row.astype(np.int32)
         lp.a_matrix_.value_ = csc[nz_col, nz_row].astype(float)
         h.passModel(lp)
-        self.h, self.n = h, n
+        self.h, self.n, self.relaxed = h, n, True
 
     def run(self) -> np.ndarray | None:
+        if self.relaxed:
+            self.relaxed = False
+            self.h.run()
+            if self.h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+                return None  # no whole solution either
+            x = np.asarray(self.h.getSolution().col_value)
+            if self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal and np.all(np.abs(x - np.rint(x)) < 1e-9):
+                return np.rint(x).astype(int)
+            self.h.changeColsIntegrality(self.n, np.arange(self.n, dtype=np.int32),
+                                         np.array([highspy.HighsVarType.kInteger] * self.n))
         self.h.run()
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
