@@ -23,6 +23,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--before", default="", metavar="SETS", help="the table before the turn (may be empty)")
     p.add_argument("--after", required=True, metavar="SETS", help="the table after the turn")
     p.add_argument("--rack", required=True, metavar="TILES", help="the player's rack before the turn")
+    p.add_argument("--after-draw", action="store_true",
+                   help="--rack is the whole rack after this turn's draw (American family): "
+                        "one tile must be left for the discard")
     p.add_argument("--not-melded", action="store_true",
                    help="the player has not made the initial meld yet (this turn must be it)")
     add_rules_arguments(p)
@@ -39,7 +42,8 @@ def run(args) -> int:
     except ValueError as exc:  # NotationError included
         print(f"rummikub-companion turn: {exc}", file=sys.stderr)
         return 2
-    verdict = validate_turn(before, after, rack, has_melded=not args.not_melded, options=options)
+    verdict = validate_turn(before, after, rack, has_melded=not args.not_melded, options=options,
+                            rack_after_draw=args.after_draw)
     if args.json:
         print(json.dumps(verdict.to_dict()))
     else:

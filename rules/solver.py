@@ -111,6 +111,9 @@ def solve(
 ) -> Solution | None:
     """The best legal move from ``rack`` onto ``table``, or None when no rack tile can be played.
 
+    In the American family ``rack`` is the rack after the turn's draw, and one
+    tile is always left on it for the discard.
+
     With ``initial=N`` the move is an initial meld: new sets from rack tiles
     only, together worth at least N, the table left as it is.  Every move
     returned is one :func:`rules.turns.validate_turn` accepts under the same
@@ -163,7 +166,7 @@ def solve(
             after, kept = [*(_natural(s, o) for s in table), *sets], len(table)
         else:
             after, kept = _in_table_order(sets, table)
-        verdict = validate_turn(table, after, rack, has_melded=initial is None, options=judge)
+        verdict = validate_turn(table, after, rack, has_melded=initial is None, options=judge, rack_after_draw=True)
         if verdict.legal:
             placed = sorted(verdict.placed)
             value = sum(_set_value(s, o) for s in after) - before

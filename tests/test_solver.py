@@ -42,7 +42,7 @@ def check_legal(table, rack, sol, options=SABRA, initial=False):
     if initial:  # the table sets lie exactly as they did
         assert Counter(map(tuple, map(sorted, table))) <= Counter(map(tuple, map(sorted, sol.sets)))
     judge = options.replace(initial_meld=min(options.initial_meld, sol.value)) if initial else options
-    verdict = validate_turn(table, sol.sets, rack, has_melded=not initial, options=judge)
+    verdict = validate_turn(table, sol.sets, rack, has_melded=not initial, options=judge, rack_after_draw=True)
     assert verdict.legal, verdict.problems
 
 
@@ -255,7 +255,8 @@ def brute_force(table, rack, objective, initial, options):
                 after = [list(s) for s in laid]
                 if initial is not None:
                     after = [*table, *after]
-                if not validate_turn(table, after, rack, has_melded=initial is None, options=judge).legal:
+                if not validate_turn(table, after, rack, has_melded=initial is None, options=judge,
+                                     rack_after_draw=True).legal:
                     continue
                 value = sum(analyse_set(s, options).value for s in after) - old
                 score = (len(played), value) if objective == "tiles" else (value, len(played))

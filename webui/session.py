@@ -280,8 +280,7 @@ class GameSession:
                 return {"legal": True, "changed": False, "placed": [], "problems": [],
                         "summary": "table unchanged"}
             verdict = validate_turn(
-                before, table, self._rack_for(seat, added), has_melded=player["has_melded"], options=self.options,
-                rack_is_whole=bool(player.get("rack")),  # else only the tiles that appeared are known
+                before, table, self._rack_for(seat, added), has_melded=player["has_melded"], options=self.options
             )
             placed = [t.code for t in verdict.placed] if verdict.placed is not None else [t.code for t in added]
             problems = list(verdict.problems)
