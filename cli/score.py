@@ -170,7 +170,7 @@ def run(args) -> int:
             hand_doc = {k: v for k, v in doc.items() if k not in ("rules", "options")}
             res = hand_from(hand_doc, options)
             out = {"winner": res.winner, "scores": res.scores}
-            if res.method == "international":
+            if options.scoring_method.hand_details:
                 out["details"] = res.details
             lines = [f"winner: {res.winner or 'nobody'}"]
             lines += [f"{p}: {_signed(s)}" for p, s in res.scores.items()]

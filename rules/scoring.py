@@ -381,13 +381,15 @@ class ScoringMethod:
     ranking: Callable[[ScoreSheet], dict[str, tuple]]
     final_scores: bool = False  # Israeli primary and final scores at the end (000_*)
     settles: bool = False  # International: players pay each other the differences
+    hand_details: bool = False  # International: a hand's result names the win and the closed hand
 
 
 METHODS: dict[str, ScoringMethod] = {
     m.name: m for m in (
         ScoringMethod("sabra", _face_value, _sabra, _by_games_won),
         ScoringMethod("american", _face_value, _sabra, _by_games_won),
-        ScoringMethod("international", _international_value, _international, _by_total, settles=True),
+        ScoringMethod("international", _international_value, _international, _by_total, settles=True,
+                      hand_details=True),
         ScoringMethod("israeli", _face_value, _israeli, _by_final, final_scores=True),
     )
 }

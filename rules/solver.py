@@ -260,6 +260,8 @@ class _Catalogue:
 
 def _judged(shown: Sequence[Tile], one_high: bool) -> tuple[int, tuple[frozenset, ...]]:
     """Value and joker meanings of a layout as the judge reads it (box and joker limits do not matter here)."""
+    if JOKER not in shown:  # a valid set of number tiles is worth their numbers ('1' counts 1, high or low)
+        return sum(t.number for t in shown), ()
     verdict = analyse_set(shown, _CATALOGUE_RULES[one_high])
     return verdict.value or 0, tuple(verdict.joker_meanings())
 
