@@ -310,7 +310,7 @@ def write_images(folder: Path, values: list[int]) -> None:
 
 def test_state_has_exactly_the_agreed_fields():
     assert [f.name for f in fields(TableState)] == [
-        "version", "reading", "tables", "uncertain", "stable", "camera_ok",
+        "version", "tiles", "set_ids", "scores", "inferred", "uncertain", "set_valid", "stable", "camera_ok",
         "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
     ]  # fmt: skip
 
@@ -369,7 +369,7 @@ def test_a_missing_reader_keeps_the_camera_view_and_says_why(tmp_path, monkeypat
             time.sleep(0.02)
         state = live.state()
     assert state.frame_jpeg is not None and state.camera_ok
-    assert "detector.onnx" in state.camera_error and state.version == 0 and state.reading is None
+    assert "detector.onnx" in state.camera_error and state.version == 0 and state.tables == ()
 
 
 def test_live_table_with_the_reader_draws_the_voted_table(tmp_path):
@@ -381,7 +381,7 @@ def test_live_table_with_the_reader_draws_the_voted_table(tmp_path):
     for frame in live.source.frames():
         live.process(frame.image, index=frame.index)
     state = live.state()
-    assert state.version == 1 and all(s.valid for s in state.reading.sets)
+    assert state.version == 1 and state.set_valid.all() and len(state.set_valid) == 2
     frame = cv2.imdecode(np.frombuffer(state.frame_jpeg, np.uint8), cv2.IMREAD_COLOR)
     drawn = cv2.imdecode(np.frombuffer(state.annotated_jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert drawn.shape == frame.shape and np.abs(drawn.astype(int) - frame).mean() > 1
@@ -427,3 +427,20 @@ def test_sample_images_replay_with_the_real_reader_matches_reading_each_photo():
     state = live.state()
     assert state.version == 1
     assert format_table(state.tables) == format_table([[direct.detections.tiles[i] for i in s.indices] for s in direct.sets])
+
+
+def test_live_table_follows_the_game_rules():
+    """The reader judges (and infers) by the rules the game plays, and follows a change."""
+    reader_mod = pytest.importorskip("vision.reader")
+    from rules.options import find_variant
+
+    reader = reader_mod.TableReader(OneMisreadPerFrame(reading("R12 R13 R1")))
+    live = LiveTable(FolderSource(sample_images_dir(), seconds_per_image=1, fps=10, loop=False), reader)
+    assert reader.options.rules.game == "sabra"
+    live.follow_rules(find_variant("american"))
+    assert reader.options.rules == find_variant("american")
+    image = np.zeros((400, 400, 3), np.uint8)
+    for _ in range(8):
+        live.process(image)
+    assert live.state().set_valid.tolist() == [True]  # 12-13-1 wraps only under American rules
+    assert live.state().tables == (tuple(Tile.parse(c) for c in ("R12", "R13", "R1")),)

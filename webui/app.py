@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from webui.companion import Companion, make_live
 from webui.db import Store, default_db_path
-from webui.session import GameSession
+from webui.session import GameSession, StorageError
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -63,6 +63,14 @@ def _register_errors(app: Flask) -> None:
         if wants_json():
             return jsonify(error=exc.name, message=exc.description), exc.code
         return exc
+
+    @app.errorhandler(StorageError)  # the write failed: nothing changed, and the page says so
+    def storage_error(exc: StorageError):
+        if wants_json():
+            return jsonify(error="Not Saved", message=str(exc)), 503
+        from flask import render_template
+
+        return render_template("error.html", message=str(exc)), 503
 
     @app.errorhandler(ValueError)  # NotationError, RuleError, SessionError, bad options
     def value_error(exc: ValueError):
