@@ -22,7 +22,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import TableReader, read_image_file  # noqa: E402
+from rules.options import find_variant  # noqa: E402
+from vision.images import load_image  # noqa: E402
+from vision.reader import ReaderOptions, TableReader  # noqa: E402
 
 SIZE = (1000, 750)
 SUFFIXES = {".jpg", ".jpeg", ".png"}
@@ -34,7 +36,7 @@ def photos(folder: Path) -> list[np.ndarray]:
         raise SystemExit(f"{folder}: no photos")
     out = []
     for p in paths:
-        image = read_image_file(p)
+        image = load_image(p)
         if image.shape[1] < image.shape[0]:
             image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
         out.append(cv2.resize(image, SIZE, interpolation=cv2.INTER_AREA))
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision.model import TileModel
 
     kwargs = {"threads": args.threads} if args.threads else {}
-    reader = TableReader(TileModel.load(args.model, **kwargs))
+    reader = TableReader(TileModel.load(args.model, **kwargs), ReaderOptions(rules=find_variant("sabra")))
     images = photos(args.photos)[: args.limit]
     for image in images:
         reader.read(image)  # warm-up: first runs allocate

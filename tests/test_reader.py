@@ -15,8 +15,11 @@ import pytest
 from rules.options import find_variant
 from rules.tiles import Tile, parse_table
 from vision.annotate import annotate
-from vision.reader import ReaderOptions, TableReader, read_image_file
+from vision.images import load_image
+from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
+
+SABRA = find_variant("sabra")
 
 ROOT = Path(__file__).resolve().parents[1]
 TILE_W, TILE_H = 45, 60
@@ -159,67 +162,21 @@ def test_nothing_is_inferred_without_a_single_clear_answer(table, scores):
 def test_inference_threshold_comes_from_the_options():
     det = lay_out("K5 K6 K9 K8", {2: 0.45})
     image = np.zeros((300, 300, 3), np.uint8)
-    assert not TableReader(StandIn(det)).read(image).detections.inferred.any()  # default: below 0.4
-    strict = TableReader(StandIn(det), ReaderOptions(infer_below=0.5)).read(image)
+    assert not TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image).detections.inferred.any()  # default: below 0.4
+    strict = TableReader(StandIn(det), ReaderOptions(rules=SABRA, infer_below=0.5)).read(image)
     assert strict.detections.codes[2] == "K7" and strict.detections.inferred[2]
 
 
 def test_the_reader_rejects_what_is_not_a_colour_image():
-    reader = TableReader(StandIn(TileDetections.empty()))
+    reader = TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA))
     for bad in (np.zeros((10, 10), np.uint8), np.zeros((0, 0, 3), np.uint8), None):
         with pytest.raises(ValueError, match="BGR colour image"):
             reader.read(bad)
 
 
 def test_an_empty_table_reads_as_nothing():
-    reading = TableReader(StandIn(TileDetections.empty())).read(np.zeros((50, 50, 3), np.uint8))
+    reading = TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA)).read(np.zeros((50, 50, 3), np.uint8))
     assert reading.to_json(image="x.png") == {"image": "x.png", "tiles": [], "sets": [], "rack_total": 0}
-
-
-# -- files ----------------------------------------------------------------------------------------
-
-
-def test_read_image_file_reads_a_photo(tmp_path):
-    path = tmp_path / "ok.png"
-    cv2.imwrite(str(path), np.full((20, 30, 3), 200, np.uint8))
-    assert read_image_file(path).shape == (20, 30, 3)
-
-
-def test_read_image_file_turns_grey_pictures_into_colour(tmp_path):
-    path = tmp_path / "grey.png"
-    cv2.imwrite(str(path), np.full((20, 30), 90, np.uint8))
-    assert read_image_file(path).shape == (20, 30, 3)
-
-
-@pytest.mark.parametrize("content, reason", [
-    (None, "no such file"),
-    (b"", "empty"),
-    (b"\xff\xd8\xff\xe0 certainly not a jpeg" * 10, "not a readable image"),
-    (b"R1 R2 R3\n", "not a readable image"),
-    ("folder", "not a file"),
-])
-def test_read_image_file_names_the_file_and_says_what_is_wrong(tmp_path, content, reason):
-    path = tmp_path / "table.jpg"
-    if content == "folder":
-        path.mkdir()
-    elif content is not None:
-        path.write_bytes(content)
-    with pytest.raises(ValueError, match=reason) as info:
-        read_image_file(path)
-    assert str(path) in str(info.value)
-
-
-@pytest.mark.parametrize("keep", [0.5, 0.95])
-def test_a_jpeg_cut_short_is_reported_not_read_half_grey(tmp_path, keep):
-    ok, data = cv2.imencode(".jpg", np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8))
-    whole = tmp_path / "whole.jpg"
-    whole.write_bytes(data.tobytes())
-    assert read_image_file(whole).shape == (200, 300, 3)
-    cut = tmp_path / "cut.jpg"
-    cut.write_bytes(data.tobytes()[: int(len(data) * keep)])
-    with pytest.raises(ValueError, match="truncated") as info:
-        read_image_file(cut)
-    assert str(cut) in str(info.value)
 
 
 # -- drawing --------------------------------------------------------------------------------------
@@ -267,9 +224,9 @@ def _samples() -> dict:
 
 @pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
 def test_the_shipped_model_reads_the_sample_images_exactly():
-    reader = TableReader.from_model_dir()
+    reader = TableReader.from_model_dir(None, ReaderOptions(rules=SABRA))
     for name, entry in _samples().items():
-        reading = reader.read(read_image_file(ROOT / "sample_images" / name))
+        reading = reader.read(load_image(ROOT / "sample_images" / name))
         assert sorted(reading.detections.codes) == sorted(entry["tiles"]), name
         assert sorted(codes_by_set(reading)) == sorted(map(" ".join, entry["sets"])), name
         assert not reading.detections.inferred.any(), f"{name}: a tile needed inferring"

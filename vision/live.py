@@ -135,16 +135,16 @@ def _annotate(image: np.ndarray, reading: Any) -> np.ndarray:
     return annotate(image, reading)
 
 
-def live_reader(model_dir: str | None = None) -> Any:
+def live_reader(rules: RuleOptions, model_dir: str | None = None) -> Any:
     """The reader for a camera: each crop is read once.
 
     A single photo gets a second look at its unsure tiles (turned half a turn);
     a camera already votes over many still frames, so the second look would
     only take time from the frame rate.
     """
-    from vision.reader import TableReader
+    from vision.reader import ReaderOptions, TableReader
 
-    return TableReader.from_model_dir(model_dir, second_look=False)
+    return TableReader.from_model_dir(model_dir, ReaderOptions(rules=rules), second_look=False)
 
 
 class LiveTable:
@@ -154,7 +154,8 @@ class LiveTable:
     (None: the shipped sample images).  ``reader``: anything with
     ``read(image_bgr) -> TableReading``; None loads :func:`live_reader`
     when the processing thread starts (if that fails the camera view still
-    works and the reason is shown in ``camera_error``).
+    works and the reason is shown in ``camera_error``), judging under
+    ``rules``, which must then be given.
     """
 
     def __init__(
@@ -162,16 +163,19 @@ class LiveTable:
         source: FrameSource | str | None = None,
         reader: Any | None = None,
         *,
+        rules: RuleOptions | None = None,
         stabiliser: TableStabiliser | None = None,
         jpeg_quality: int = 80,
         jpeg_max_width: int | None = 1280,
         preview_interval: float = 0.2,
     ) -> None:
         self.source = source if isinstance(source, FrameSource) else open_source(source)
+        if reader is None and not isinstance(rules, RuleOptions):
+            raise TypeError("LiveTable without a reader needs rules=RuleOptions (the rules in force)")
         self.reader = reader
+        self.rules = rules
         self.reader_error: str | None = None
         self.stabiliser = stabiliser or TableStabiliser()
-        self.rules: RuleOptions | None = None
         self._attach_reader()
         self.jpeg_quality = jpeg_quality
         self.jpeg_max_width = jpeg_max_width
@@ -236,7 +240,7 @@ class LiveTable:
     def _ensure_reader(self) -> None:
         if self.reader is None and self.reader_error is None:
             try:
-                self.reader = live_reader()
+                self.reader = live_reader(self.rules)
             except Exception as exc:  # no model files, bad install: keep the camera view
                 self.reader_error = f"tile reader unavailable: {exc}"
                 log.error("%s", self.reader_error)
