@@ -445,3 +445,12 @@ def test_live_table_follows_the_game_rules():
         live.process(image)
     assert live.state().set_valid.tolist() == [True]  # 12-13-1 wraps only under American rules
     assert live.state().tables == (tuple(Tile.parse(c) for c in ("R12", "R13", "R1")),)
+
+
+def test_a_table_cleared_for_the_next_hand_is_believed_after_a_while():
+    """All tiles gone (the hand is over): held back like a resting hand, then published."""
+    stab = TableStabiliser()
+    views = feed(stab, [(thumb(80), reading(TABLE_A))] * 4 + [(HAND, None)] + [(thumb(120), reading(""))] * 60)
+    assert views[3].version == 1
+    assert views[10].tables == views[3].tables  # not yet: it could be a hand over the tiles
+    assert views[-1].version == 2 and views[-1].tables == []

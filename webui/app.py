@@ -4,7 +4,7 @@
 (live table + game session).  Config keys:
 
 - ``DATABASE``: SQLite file (default: the user's data dir, see webui.db)
-- ``SOURCE``: camera index, video file, stream URL or image folder (None: sample_images/)
+- ``SOURCE``: camera index, video file, stream URL or image folder (None: the recorded game)
 - ``LIVE``: a ready live-table object (tests inject a fake; then SOURCE is unused)
 - ``TICKER``: run the background turn clock (default True; tests call ``tick()`` themselves)
 - ``NOW``: clock function for the session (tests pass a fake)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from pathlib import Path
 
 from rules.game_state import Status, Table
 from rules.tiles import format_table
+from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.session import GameSession
 from webui.views import Hints, game_json, sets_json, sheet_view, verdict_json
@@ -45,8 +47,15 @@ class UnavailableLive:
         return self._state
 
 
+def recorded_game() -> Path:
+    """The demo game shipped in sample_images/ (``python -m models.render.game`` makes it), and its script."""
+    return sample_images_dir() / "recorded_game.mp4"
+
+
 def make_live(source: str | None, rules):
     """The real live table on ``source`` (None: the recorded game) read under ``rules``, or an UnavailableLive saying why not."""
+    if source is None and recorded_game().is_file():
+        source = str(recorded_game())  # a video: played at its own pace, looping
     try:
         # the tile model loads in the live table's own thread; a failure shows as camera_error
         return LiveTable(source, rules=rules)

@@ -2,7 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-let state = JSON.parse($("initial-state").textContent);
+var state = JSON.parse($("initial-state").textContent);
 let clockBase = { remaining: null, at: performance.now(), running: false, limit: null };
 let lastBeep = null;
 let audio = null;
@@ -205,7 +205,7 @@ function renderVerdict(s) {
   const preview = s.preview;
   const v = attempt ? (preview || attempt) : (preview && preview.changed ? preview : null);
   const box = $("verdict");
-  box.hidden = !v || g.status !== "playing";
+  box.hidden = !v || g.status !== "playing" || !!g.restore;  // while the table is put back, no turn is judged
   const last = g.last;
   const showLast = !!last && !(preview && preview.changed) && !attempt && g.status === "playing";
   $("last-turn").hidden = !showLast;
