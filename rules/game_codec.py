@@ -13,6 +13,7 @@ from rules.game_state import (
     Drawn, DrawSource, Game, LastTurn, Restore, ScoredHand, Seat, Status, Step, Table, Tally, Turn, Verdict,
 )
 from rules.options import OPTION_DOCS, RuleOptions
+from rules.problems import Problem
 from rules.tiles import Tile
 
 VERSION = 1
@@ -41,14 +42,22 @@ def _tile_back(code) -> Tile | None:
 def _verdict(v: Verdict | None) -> dict | None:
     if v is None:
         return None
-    return {"legal": v.legal, "changed": v.changed, "placed": _tiles(v.placed), "problems": list(v.problems)}
+    return {"legal": v.legal, "changed": v.changed, "placed": _tiles(v.placed), "problems": _problems(v.problems)}
+
+
+def _problems(problems) -> list[dict]:
+    return [p.to_dict() for p in problems]
+
+
+def _problems_back(items) -> tuple[Problem, ...]:
+    return tuple(Problem(d["code"], _tiles_back(d["tiles"]), d["message"]) for d in items)
 
 
 def _verdict_back(d) -> Verdict | None:
     if d is None:
         return None
     return Verdict(legal=bool(d["legal"]), changed=bool(d["changed"]), placed=_tiles_back(d["placed"]),
-                   problems=tuple(d["problems"]))
+                   problems=_problems_back(d["problems"]))
 
 
 def options_back(d: dict) -> RuleOptions:
@@ -82,7 +91,7 @@ def to_dict(game: Game) -> dict[str, Any]:
             "penalty": game.last.penalty, "note": game.last.note},
         "restore": None if game.restore is None else {
             "player": game.restore.player, "table": _table(game.restore.table),
-            "problems": list(game.restore.problems), "penalty": game.restore.penalty},
+            "problems": _problems(game.restore.problems), "penalty": game.restore.penalty},
         "tally": None if game.tally is None else {
             "winner": game.tally.winner, "pool_empty": game.tally.pool_empty, "table": _table(game.tally.table),
             "racks": [_tiles(r) for r in game.tally.racks], "read": list(game.tally.read)},
@@ -122,7 +131,7 @@ def from_dict(d: dict[str, Any]) -> Game:
                                                     penalty=int(last["penalty"]), note=last["note"]),
             restore=None if restore is None else Restore(player=restore["player"],
                                                          table=_table_back(restore["table"]),
-                                                         problems=tuple(restore["problems"]),
+                                                         problems=_problems_back(restore["problems"]),
                                                          penalty=int(restore["penalty"])),
             tally=None if tally is None else Tally(winner=tally["winner"], pool_empty=bool(tally["pool_empty"]),
                                                    table=_table_back(tally["table"]),

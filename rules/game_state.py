@@ -7,8 +7,8 @@ hands scored so far.  It is never changed in place: the transitions in
 :mod:`rules.game_turns` and :mod:`rules.game_tally` return a new one, so a
 caller can store the new state first and show it only once it is stored.
 
-What a box holds and how a turn runs follow the rule options (seed 004):
-2-4 players with the 106-tile box, 5-6 with the XP box; 14 tiles each (the
+What a box holds and how a turn runs are the rule options' answers
+(``options.box``, ``options.flow``, seed 004): 14 tiles each (the
 International starter 15); Sabra turns are "meld or draw", American and
 International turns are draw -> meld -> discard around a face-up trump tile.
 """
@@ -22,7 +22,8 @@ from typing import Iterable, Sequence
 
 from rules.game_clock import TurnClock
 from rules.options import RuleOptions
-from rules.tiles import STANDARD, XP, Tile, TileSet
+from rules.problems import Problem
+from rules.tiles import Tile
 
 Set_ = tuple[Tile, ...]
 Table = tuple[Set_, ...]
@@ -57,22 +58,6 @@ class DrawSource(str, enum.Enum):
     POOL = "pool"
     DISCARD = "discard"
     TRUMP = "trump"
-
-
-# --- what the box and the flow are under the options -----------------------------
-
-def tile_box(options: RuleOptions) -> TileSet:
-    return XP if options.tile_set == "xp" else STANDARD
-
-
-def player_limits(options: RuleOptions) -> tuple[int, int]:
-    """2-4 players with the standard box, 5-6 only with the XP set (seed 004 'Contents')."""
-    return (2, 6) if options.tile_set == "xp" else (2, 4)
-
-
-def draws_first(options: RuleOptions) -> bool:
-    """American and International turns open with a draw and close with a discard."""
-    return options.game in ("american", "international")
 
 
 def table_of(sets: Iterable[Iterable[Tile]]) -> Table:
@@ -115,7 +100,7 @@ class Verdict:
     legal: bool
     changed: bool
     placed: tuple[Tile, ...] = ()
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()  # one per kind and place, with a stable code and its tiles
 
 
 @dataclass(frozen=True)
@@ -159,7 +144,7 @@ class Restore:
 
     player: str
     table: Table
-    problems: tuple[str, ...]
+    problems: tuple[Problem, ...]
     penalty: int
 
 

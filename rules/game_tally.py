@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from rules.game_state import (
-    Game, GameError, LastTurn, ScoredHand, Status, Table, Tally, Verdict, draws_first, table_of, tiles_added,
+    Game, GameError, LastTurn, ScoredHand, Status, Table, Tally, Verdict, table_of, tiles_added,
 )
 from rules.game_turns import deal, open_turn, require
 from rules.scoring import HandResult, ScoreSheet, score_hand
@@ -127,7 +127,7 @@ def new_hand(game: Game, now: float) -> Game:
         if last else "",
     )
     return replace(game, options=options, pending=None, seats=seats, pool=pool, status=Status.PLAYING,
-                   hand=game.hand + 1, starter=starter, trump=None, trump_up=draws_first(options), dead=0,
+                   hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0,
                    turn=open_turn(options, starter, 1, (), now), last=summary, restore=None, tally=None)
 
 
@@ -141,7 +141,7 @@ def undo_last_hand(game: Game, now: float) -> Game:
 
 def score_sheet(game: Game) -> ScoreSheet:
     """The score sheet of the hands scored so far, by the game's scoring method."""
-    sheet = ScoreSheet(list(game.names), options=game.options)
+    sheet = ScoreSheet(list(game.names), game.options)
     for h in game.hands:
         sheet.add_hand(HandResult(winner=h.winner, scores=dict(zip(game.names, h.scores)), method=h.method))
     return sheet

@@ -15,10 +15,10 @@ from dataclasses import replace
 from rules.game_clock import TurnClock
 from rules.game_state import (
     RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
-    Turn, TurnRecord, Verdict, draws_first, player_limits, replace_seat, same_table, table_of,
-    tile_box, tiles_added,
+    Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, tiles_added,
 )
 from rules.options import RuleOptions
+from rules.problems import Problem
 from rules.tiles import Tile
 from rules.turns import validate_turn
 
@@ -26,7 +26,7 @@ from rules.turns import validate_turn
 def check_players(names: list[str], options: RuleOptions) -> tuple[str, ...]:
     """Names as given, each distinct and not blank; as many as the box allows."""
     names = [str(n).strip() for n in names]
-    low, high = player_limits(options)
+    low, high = options.box.players
     if not low <= len(names) <= high:
         extra = " (5-6 players need the XP tile set)" if len(names) in (5, 6) else ""
         raise GameError(f"{len(names)} players: this tile set is for {low}-{high}{extra}")
@@ -38,9 +38,9 @@ def check_players(names: list[str], options: RuleOptions) -> tuple[str, ...]:
 
 
 def _first_step(options: RuleOptions, number: int) -> Step:
-    if not draws_first(options):
+    if not options.flow.draw_then_discard:
         return Step.PLAY
-    if options.game == "international" and number == 1:
+    if options.flow.starter_extra_tile and number == 1:
         return Step.MELD  # the starter holds a 15th tile and does not draw first
     return Step.DRAW
 
@@ -53,10 +53,10 @@ def open_turn(options: RuleOptions, seat: int, number: int, table: Table, now: f
 def deal(options: RuleOptions, names: tuple[str, ...], starter: int) -> tuple[tuple[Seat, ...], int]:
     """Seats and pool for a new hand: 14 tiles each, the International starter 15, one trump face up."""
     seats = tuple(Seat(name=n) for n in names)
-    pool = tile_box(options).size - RACK_SIZE * len(seats)
-    if draws_first(options):
+    pool = options.box.size - RACK_SIZE * len(seats)
+    if options.flow.trump:
         pool -= 1  # the face-up trump tile
-    if options.game == "international":
+    if options.flow.starter_extra_tile:
         seats = replace_seat(seats, starter, replace(seats[starter], rack_count=RACK_SIZE + 1))
         pool -= 1
     return seats, pool
@@ -69,10 +69,10 @@ def start_game(names: list[str], options: RuleOptions, now: float, *, first: int
     if not 0 <= first < len(names_):
         raise GameError(f"first player {first} is not a seat (0-{len(names_) - 1})")
     seats, pool = deal(options, names_, first)
-    if not draws_first(options):
+    if not options.flow.trump:
         trump = None  # Sabra has no trump tile
     return Game(options=options, seats=seats, status=Status.PLAYING, hand=1, starter=first, trump=trump,
-                pool=pool, turn=open_turn(options, first, 1, table_of(table), now), trump_up=draws_first(options))
+                pool=pool, turn=open_turn(options, first, 1, table_of(table), now), trump_up=options.flow.trump)
 
 
 def require(game: Game | None, status: Status = Status.PLAYING) -> Game:
@@ -94,11 +94,12 @@ def judge(game: Game, table: Table) -> Verdict:
     added = tiles_added(before, table)
     rack = list(seat.rack) if seat.rack else list(added)
     v = validate_turn([list(s) for s in before], [list(s) for s in table], rack,
-                      has_melded=seat.has_melded, options=game.options)
+                      has_melded=seat.has_melded, options=game.options, rack_is_whole=seat.rack is not None)
     placed = tuple(v.placed) if v.placed is not None else added
-    problems = tuple(str(p) for p in v.problems)
+    problems = tuple(v.issues)
     if len(placed) > seat.rack_count:
-        problems += (f"{len(placed)} tiles placed, but {seat.name} holds only {seat.rack_count}",)
+        problems += (Problem("not_on_rack", placed,
+                             f"{len(placed)} tiles placed, but {seat.name} holds only {seat.rack_count}"),)
     return Verdict(legal=not problems, changed=True, placed=placed, problems=problems)
 
 
@@ -139,7 +140,7 @@ def draw(game: Game, source: DrawSource) -> Game:
     """American/International: the draw that opens a turn (pool, previous discard or trump)."""
     require(game)
     turn = game.turn
-    if not draws_first(game.options):
+    if not game.options.flow.draw_then_discard:
         raise GameError("in Sabra a draw ends the turn: press 'End turn' with the table unchanged")
     if turn.step is not Step.DRAW:
         raise GameError("this turn has already drawn")
@@ -152,9 +153,11 @@ def draw(game: Game, source: DrawSource) -> Game:
     elif source is DrawSource.DISCARD:
         prev_i = game.step_from(seat, -1)
         prev = game.seats[prev_i]
-        if game.options.game == "american" and turn.number <= len(game.seats):
+        first_turn = game.options.flow.discard_from_turn
+        if first_turn == 0 or turn.number <= len(game.seats) * (first_turn - 1):
             # seed 004 (American): "From your next turn onwards, you may take the tile just discarded"
-            raise GameError("the previous discard can be taken from your second turn on")
+            raise GameError("the previous discard can be taken from your second turn on" if first_turn
+                            else "this game has no discards to take")
         if prev.discard is None:
             raise GameError("there is no discard to take")
         tile = prev.discard
@@ -194,12 +197,12 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
     seats = replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict))
     game = replace(game, seats=seats)
     note = ""
-    if not draws_first(game.options) and not verdict.placed:
+    if not game.options.flow.draw_then_discard and not verdict.placed:
         game, n = _take_from_pool(game, seat_i, 1)
         action = Action.PASS if action is Action.PASS else Action.DRAW
         note = "nothing placed: draws a tile" if n else "nothing placed; the pool is empty"
     dead = game.dead
-    if draws_first(game.options) and discard is not None:
+    if game.options.flow.draw_then_discard and discard is not None:
         me = game.seats[seat_i]
         if me.rack_count <= 0:
             raise GameError(f"{me.name} has no tile left to discard")
@@ -254,7 +257,7 @@ def set_rack(game: Game, name: str, rack: tuple[Tile, ...] | None) -> Game:
 
 def change_rules(game: Game, options: RuleOptions) -> Game:
     """New rules for a game in progress: they apply from the next hand."""
-    low, high = player_limits(options)
+    low, high = options.box.players
     if not low <= len(game.seats) <= high:
         raise GameError(f"{len(game.seats)} players cannot play with the {options.tile_set} tile set")
     return replace(game, pending=None if options == game.options else options)

@@ -22,6 +22,8 @@ RULEBOOKS = {
 WORDS: dict[str, tuple[str, dict]] = {
     "game": ("Game", {"sabra": "Sabra", "american": "American", "international": "International"}),
     "initial_meld": ("Points the first meld needs", {}),
+    "manipulation": ("After the first meld the table may be rearranged", {True: "yes", False: "no: only new sets, "
+                     "adding to sets, and a joker swapped for its tile"}),
     "turn_time_limit": ("Seconds per turn (empty: no clock)", {}),
     "direction": ("Play passes", {"clockwise": "to the left (clockwise)",
                                   "counterclockwise": "to the right (counter-clockwise)"}),
@@ -45,7 +47,7 @@ WORDS: dict[str, tuple[str, dict]] = {
     "two_jokers_in_set": ("Both jokers may sit in one set", {True: "yes", False: "no"}),
     "trump_bonus": ("International: points for holding the trump's twin (0: none)", {}),
 }
-MAIN = ("game", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring")
+MAIN = ("game", "manipulation", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring")
 
 
 def option_fields(options: RuleOptions) -> list[dict]:

@@ -37,7 +37,7 @@ def turn_row(record: TurnRecord) -> dict:
     return {
         "hand": record.hand, "number": record.number, "player": record.player,
         "started_at": record.started_at, "ended_at": record.ended_at, "action": record.action.value,
-        "legal": v.legal, "problems": list(v.problems), "placed": format_tiles(v.placed), "penalty": record.penalty,
+        "legal": v.legal, "problems": [p.message for p in v.problems], "placed": format_tiles(v.placed), "penalty": record.penalty,
         "table_before": format_table(record.table_before), "table_after": format_table(record.table_after),
     }
 

@@ -6,46 +6,49 @@ the players' words for a game's phase, the sets on the table with their marks.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
+from typing import Iterable
 
 from rules.game_state import Game, Status, Step, Verdict
 from rules.options import RuleOptions
+from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet
 from rules.sets import analyse_set
 from rules.solver import solve, suggest_rearrangement
-from rules.tiles import format_table
+from rules.tiles import format_table, format_tiles
 from vision.live import TableState
 
-# a rule's problem text -> (kind shown once, the part that differs per problem)
-_KINDS = [
-    (re.compile(r"^set \d+ \((?P<item>[^)]*)\) is not valid: (?P<why>.*)$"), "Not a valid set"),
-    (re.compile(r"^(?P<item>\S+)(?: \(\d+ copies\))? (?:was|were) on the table before and is gone"),
-     "Taken back from the table (tiles on the table stay there)"),
-    (re.compile(r"^(?P<item>.+) was added to the table but is not on the player's rack$"), "Not on the rack"),
-]
+def problem_groups(problems: Iterable[Problem]) -> list[dict]:
+    """One line per kind of problem (its code): ``{"code", "kind", "items"}`` in the order first seen.
 
-
-def problem_groups(problems) -> list[dict]:
-    """One line per kind of problem: ``{"kind": ..., "items": [...]}`` in the order first seen."""
-    groups: OrderedDict[str, list[str]] = OrderedDict()
-    for text in problems:
-        for pattern, kind in _KINDS:
-            m = pattern.match(text)
-            if m:
-                item = m.group("item") + (f" ({m.group('why')})" if "why" in m.groupdict() else "")
-                groups.setdefault(kind, []).append(item)
-                break
+    Broken sets are listed together with why each is broken; another kind
+    seen once keeps its own words, seen more often it is named once with the
+    tiles of each.
+    """
+    by_code: OrderedDict[str, list[Problem]] = OrderedDict()
+    for p in problems:
+        by_code.setdefault(p.code, []).append(p)
+    out = []
+    for code, found in by_code.items():
+        if code == "invalid_set":
+            items = [f"{format_tiles(p.tiles)} ({p.message.split(': ', 1)[-1]})" for p in found]
+            out.append({"code": code, "kind": "Not a valid set", "items": items})
+        elif len(found) == 1:
+            out.append({"code": code, "kind": _capital(found[0].message), "items": []})
         else:
-            groups.setdefault(text[:1].upper() + text[1:], [])
-    return [{"kind": k, "items": v} for k, v in groups.items()]
+            out.append({"code": code, "kind": _capital(CODES[code]), "items": [format_tiles(p.tiles) for p in found]})
+    return out
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def verdict_json(v: Verdict | None, player: str | None = None) -> dict | None:
     if v is None:
         return None
     return {"legal": v.legal, "changed": v.changed, "placed": [t.code for t in v.placed],
-            "problems": list(v.problems), "groups": problem_groups(v.problems),
+            "problems": [p.message for p in v.problems], "groups": problem_groups(v.problems),
             "word": "LEGAL" if v.legal else "NOT LEGAL", "player": player}
 
 
