@@ -20,6 +20,7 @@ from rules.game_state import (
 from rules.options import RuleOptions
 from rules.problems import Problem
 from rules.tiles import Tile
+from rules.solver import Solution, solve, suggest_rearrangement
 from rules.turns import validate_turn
 
 
@@ -101,6 +102,21 @@ def judge(game: Game, table: Table) -> Verdict:
         problems += (Problem("not_on_rack", placed,
                              f"{len(placed)} tiles placed, but {seat.name} holds only {seat.rack_count}"),)
     return Verdict(legal=not problems, changed=True, placed=placed, problems=problems)
+
+
+def best_move(game: Game, table: Table) -> Solution | None:
+    """The most the current player's typed rack can add to ``table`` (the first meld's minimum until melded)."""
+    seat = game.current
+    if seat.rack is None:
+        raise GameError(f"{seat.name}'s rack is not known: type it first")
+    initial = None if seat.has_melded else game.options.initial_meld
+    return solve([list(s) for s in table], list(seat.rack), initial=initial, options=game.options)
+
+
+def legal_layout(game: Game, table: Table) -> Table | None:
+    """After a refused turn: a legal layout of the tiles now on the table, if there is one."""
+    sets = suggest_rearrangement([list(s) for s in game.turn.table_before], [list(s) for s in table], game.options)
+    return table_of(sets) if sets else None
 
 
 # --- moves ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from rules.options import RuleOptions
 from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet
 from rules.sets import analyse_set
-from rules.solver import solve, suggest_rearrangement
+from rules.game_turns import best_move, legal_layout
 from rules.tiles import format_table, format_tiles
 from vision.live import TableState
 
@@ -157,9 +157,8 @@ class Hints:
         if key not in self._cache:
             if len(self._cache) > 64:
                 self._cache.clear()
-            initial = None if seat.has_melded else game.options.initial_meld
             try:
-                sol = solve([list(s) for s in table], list(seat.rack), initial=initial, options=game.options)
+                sol = best_move(game, table)
             except ValueError as exc:
                 self._cache[key] = {"player": seat.name, "error": str(exc)}
             else:
@@ -179,8 +178,7 @@ class Hints:
         key = ("arrange", game.options, tuple(table), game.turn.table_before)
         if key not in self._cache:
             try:
-                sets = suggest_rearrangement([list(s) for s in game.turn.table_before], [list(s) for s in table],
-                                             game.options)
+                sets = legal_layout(game, table)
             except ValueError:
                 sets = None
             self._cache[key] = [[t.code for t in s] for s in sets] if sets else None

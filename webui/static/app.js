@@ -183,6 +183,7 @@ function render(s) {
   const bad = s.sets.filter((x) => !x.valid).length;
   $("table-status").textContent = s.sets.length ? (bad ? `${bad} invalid` : "all valid") : "";
   $("table-status").className = "pill " + (bad ? "bad" : "ok");
+  $("table-status").hidden = !s.sets.length;
 
   renderVerdict(s);
   renderRestore(g);
