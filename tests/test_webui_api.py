@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.options import OPTION_DOCS
+from rules.options import OPTION_DOCS, find_variant
 from webui.app import create_app
 from webui_fakes import FakeClock, FakeLive
 
@@ -133,7 +133,7 @@ def test_settings_page_speaks_the_players_words(client):
     assert "initial_meld" in bad["message"] and "lots" in bad["message"]
 
 
-def test_rule_changes_apply_from_the_next_hand(client):
+def test_rule_changes_apply_from_the_next_hand(client, live):
     start(client, ["Ann", "Ben"])
     res = client.post("/api/settings", json={"options": {"initial_meld": 50}})
     assert res.get_json()["applies"] == "from the next hand"
@@ -144,8 +144,10 @@ def test_rule_changes_apply_from_the_next_hand(client):
     assert res.status_code == 409 and "confirm" in res.get_json()["message"]  # another game: asks first
     assert client.post("/api/settings", json={"rules": "american", "confirm": True}).status_code == 200
     client.post("/api/rummikub", json={"winner": "Ann"})
+    assert live.rules.game == "sabra"  # the camera judges by the rules of the hand on the table
     client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
     state = client.get("/api/state").get_json()
+    assert live.rules == find_variant("american")  # and follows the change with the next hand
     assert state["game"]["game"] == "american" and state["game"]["turn"]["phase"] == "draw"
     assert state["game"]["pending"] is None
 

@@ -154,6 +154,7 @@ class Companion:
         return sheet_view(sheet, s.store.hands(s.game_id)) if sheet else None
 
     def state_json(self) -> dict:
+        self.follow_rules()
         ts = self.table_state()
         s = self.session
         g = s.game
