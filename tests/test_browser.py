@@ -7,13 +7,10 @@ model, on a laptop and on a phone, saving a screenshot after each move.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
 from pathlib import Path
-
-import cv2
 
 import pytest
 
@@ -31,14 +28,10 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Pytho
 
 from werkzeug.serving import make_server  # noqa: E402
 
-from rules.options import find_variant  # noqa: E402
-from vision.capture import FolderSource  # noqa: E402
-from vision.live import LiveTable, live_reader  # noqa: E402
 from webui.app import create_app  # noqa: E402
 from webui_fakes import FakeClock, FakeLive  # noqa: E402
+from recorded_game import RecordedGame  # noqa: E402
 from test_webui_db import call, free_port, serve  # noqa: E402
-
-SABRA = find_variant("sabra")
 
 
 @pytest.fixture(scope="module")
@@ -170,24 +163,6 @@ def save(page, tmp_path: Path, name: str) -> Path:
         Path(keep).mkdir(parents=True, exist_ok=True)
         (Path(keep) / name).write_bytes(path.read_bytes())
     return path
-
-
-class RecordedGame:
-    """The shipped recorded game, fed frame by frame through the real live table and tile model."""
-
-    def __init__(self) -> None:
-        self.script = json.loads((ROOT / "sample_images" / "recorded_game.json").read_text())
-        self.cap = cv2.VideoCapture(str(ROOT / "sample_images" / "recorded_game.mp4"))
-        self.live = LiveTable(FolderSource(ROOT / "sample_images"), live_reader(SABRA), rules=SABRA)
-        self.frame = -1
-
-    def play_to(self, frame: int) -> None:
-        """Process the frames up to ``frame``, timed as the video plays them."""
-        while self.frame < frame:
-            ok, image = self.cap.read()
-            assert ok, f"the recording ends before frame {frame}"
-            self.frame += 1
-            self.live.process(image, index=self.frame, now=self.frame / self.script["fps"])
 
 
 @pytest.fixture

@@ -454,3 +454,19 @@ def test_a_table_cleared_for_the_next_hand_is_believed_after_a_while():
     assert views[3].version == 1
     assert views[10].tables == views[3].tables  # not yet: it could be a hand over the tiles
     assert views[-1].version == 2 and views[-1].tables == []
+
+
+def test_the_recorded_game_is_read_move_by_move():
+    """Each still table of the shipped recorded game, as the live table publishes it with the real model."""
+    from recorded_game import RecordedGame
+
+    game = RecordedGame()
+    versions = []
+    for event in game.script["events"]:
+        game.play_to(event["after_frame"])
+        state = game.live.state()
+        want = sorted(event["table"].split(" | ")) if event["table"] else []
+        assert sorted(format_table([s]) for s in state.tables) == want, event
+        assert state.stable and not state.uncertain.any()
+        versions.append(state.version)
+    assert versions == sorted(versions) and versions[-1] <= len(versions)  # one change per move, no flicker
