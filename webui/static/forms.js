@@ -58,7 +58,6 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
     ok.textContent = reply.data.applies === "from the next hand"
       ? "Saved: the game on the table takes these rules from its next hand." : "Saved.";
     ok.hidden = false;
-    setTimeout(() => window.location.reload(), 800);
   });
 });
 
