@@ -299,9 +299,13 @@ def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
     port = free_port()
     proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: the recorded game
     try:
-        call(port, "/api/game", {"players": ["Ann", "Ben"]})
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(f"http://127.0.0.1:{port}/")
+        assert "recorded game of Ann and Ben" in page.locator("#no-game").inner_text()
+        page.click("#no-game >> text=start a new game")
+        assert page.input_value("textarea[name=players]") == "Ann\nBen"  # filled in for the newcomer
+        page.click("button:has-text('Start the game')")
+        page.wait_for_url(f"http://127.0.0.1:{port}/")
         # Ann's opening run (33 points) is read off the video and judged legal so far
         page.wait_for_function("window.state && window.state.table === 'R10 R11 R12'", timeout=90_000)
         page.wait_for_function("document.getElementById('verdict-word').textContent === 'LEGAL'")

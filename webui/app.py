@@ -17,7 +17,7 @@ import time
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from webui.companion import Companion, make_live
+from webui.companion import Companion, make_live, recorded_players
 from webui.db import Store, default_db_path
 from webui.session import GameSession, StorageError
 
@@ -39,6 +39,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     session = GameSession(store, now=app.config["NOW"])
     live = app.config["LIVE"] or make_live(app.config["SOURCE"], session.rules)
     companion = Companion(live, session)
+    if app.config["LIVE"] is None and app.config["SOURCE"] is None:
+        companion.demo_players = recorded_players()
     app.extensions["companion"] = companion
     if app.config["TICKER"]:
         companion.start()

@@ -9,6 +9,7 @@ builds the JSON the page and ``GET /api/state`` show.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -52,6 +53,12 @@ def recorded_game() -> Path:
     return sample_images_dir() / "recorded_game.mp4"
 
 
+def recorded_players() -> list[str]:
+    """Who plays in the recorded game (its script names them)."""
+    script = recorded_game().with_suffix(".json")
+    return list(json.loads(script.read_text())["players"]) if script.is_file() else []
+
+
 def make_live(source: str | None, rules):
     """The real live table on ``source`` (None: the recorded game) read under ``rules``, or an UnavailableLive saying why not."""
     if source is None and recorded_game().is_file():
@@ -75,6 +82,7 @@ class Companion:
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
         self._rules = None
+        self.demo_players: list[str] = []  # the recorded game's players, when it is the source
         self.follow_rules()
 
     def follow_rules(self) -> None:

@@ -23,7 +23,8 @@ def companion():
 
 @bp.get("/")
 def table():
-    return render_template("table.html", state=companion().state_json())
+    c = companion()
+    return render_template("table.html", state=c.state_json(), demo_players=c.demo_players)
 
 
 @bp.get("/scores")
@@ -47,8 +48,9 @@ def scores():
 
 @bp.get("/new")
 def new_game():
-    s = companion().session
-    names = list(s.game.names) if s.game else []
+    c = companion()
+    s = c.session
+    names = list(s.game.names) if s.game else c.demo_players
     return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
                            current=rules_words(s.options), players=names, games=s.games())
 
