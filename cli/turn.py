@@ -43,7 +43,7 @@ def run(args) -> int:
         print(f"rummikub-companion turn: {exc}", file=sys.stderr)
         return 2
     verdict = validate_turn(before, after, rack, has_melded=not args.not_melded, options=options,
-                            rack_after_draw=args.after_draw)
+                            rack_is_whole=args.after_draw)
     if args.json:
         print(json.dumps(verdict.to_dict()))
     else:

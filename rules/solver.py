@@ -166,7 +166,7 @@ def solve(
             after, kept = [*(_natural(s, o) for s in table), *sets], len(table)
         else:
             after, kept = _in_table_order(sets, table)
-        verdict = validate_turn(table, after, rack, has_melded=initial is None, options=judge, rack_after_draw=True)
+        verdict = validate_turn(table, after, rack, has_melded=initial is None, options=judge, rack_is_whole=True)
         if verdict.legal:
             placed = sorted(verdict.placed)
             value = sum(_set_value(s, o) for s in after) - before

@@ -105,16 +105,17 @@ def validate_turn(
     *,
     has_melded: bool,
     options: RuleOptions,
-    rack_after_draw: bool = False,
+    rack_is_whole: bool = False,
 ) -> TurnVerdict:
     """Judge the turn that turned table ``before`` into table ``after``, ``rack`` being the rack before it.
 
     In the American family a turn is draw, meld, discard, and one tile must be
     left for the discard (004_*: "not allowed to draw a tile and then meld all
-    your tiles").  ``rack_after_draw=True`` says ``rack`` is the whole rack
-    after this turn's draw, so that rule is judged; otherwise (the rack before
-    the draw, or only the tiles that appeared) the drawn tile may be the one
-    discarded and the rule cannot be broken.
+    your tiles").  ``rack_is_whole=True`` says ``rack`` is the player's whole
+    rack as it is when melding (after this turn's draw), so that rule is
+    judged; otherwise (the rack before the draw, or only the tiles that
+    appeared) the drawn tile may be the one discarded and the rule cannot be
+    broken.
     """
     o = require(options, "validate_turn")
     before_sets = [tuple(s) for s in before if len(s)]
@@ -158,7 +159,7 @@ def validate_turn(
     if not any(added):
         problems.append(Problem("nothing_played", (), (
             "no tile was added from the rack (a player who cannot or will not play draws a tile)")))
-    if o.flow.draw_then_discard and rack_after_draw and rack and len(placed) == len(rack):
+    if o.flow.draw_then_discard and rack_is_whole and rack and len(placed) == len(rack):
         problems.append(Problem("last_tile_melded", tuple(placed), (
             "every rack tile was melded: one tile must be left for the final discard "
             "(a player may not draw and then meld all tiles)")))

@@ -42,7 +42,7 @@ def check_legal(table, rack, sol, options=SABRA, initial=False):
     if initial:  # the table sets lie exactly as they did
         assert Counter(map(tuple, map(sorted, table))) <= Counter(map(tuple, map(sorted, sol.sets)))
     judge = options.replace(initial_meld=min(options.initial_meld, sol.value)) if initial else options
-    verdict = validate_turn(table, sol.sets, rack, has_melded=not initial, options=judge, rack_after_draw=True)
+    verdict = validate_turn(table, sol.sets, rack, has_melded=not initial, options=judge, rack_is_whole=True)
     assert verdict.legal, verdict.problems
 
 
@@ -256,7 +256,7 @@ def brute_force(table, rack, objective, initial, options):
                 if initial is not None:
                     after = [*table, *after]
                 if not validate_turn(table, after, rack, has_melded=initial is None, options=judge,
-                                     rack_after_draw=True).legal:
+                                     rack_is_whole=True).legal:
                     continue
                 value = sum(analyse_set(s, options).value for s in after) - old
                 score = (len(played), value) if objective == "tiles" else (value, len(played))

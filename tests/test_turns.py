@@ -96,7 +96,7 @@ def test_american_keeps_one_tile_for_the_discard(rack, legal):
     # 004_* American: "you are not allowed to draw a tile and then meld all your tiles, leaving yourself
     # with no discard"; the rack is the one after the draw
     v = validate_turn(parse_table("K5 B5 O5"), parse_table("K5 B5 O5 R5"), parse_tiles(rack), has_melded=True,
-                      options=find_variant("american"), rack_after_draw=True)
+                      options=find_variant("american"), rack_is_whole=True)
     assert v.legal == legal and (legal or [p.code for p in v.issues] == ["last_tile_melded"])
     # before the draw (or not known whole), the drawn tile may be the one discarded
     assert judge("K5 B5 O5", "K5 B5 O5 R5", "R5", options=find_variant("american")).legal
