@@ -43,6 +43,8 @@ WORDS: dict[str, tuple[str, dict]] = {
                                       {True: "yes", False: "no"}),
     "joker_replacement_from_table": ("The tile that frees a joker may come from the table",
                                      {True: "yes", False: "no"}),
+    "joker_freed_without_its_tile": ("A joker is freed when its set stays valid without it (no tile in its place)",
+                                     {True: "yes", False: "no: only by its own tile"}),
     "manipulate_on_initial_meld": ("The first meld may also rearrange table sets", {True: "yes", False: "no"}),
     "two_jokers_in_set": ("Both jokers may sit in one set", {True: "yes", False: "no"}),
     "trump_bonus": ("International: points for holding the trump's twin (0: none)", {}),
