@@ -652,20 +652,18 @@ def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) ->
                     bases.append(sorted([*keep, *((t, t) for t in fill)], key=lambda p: int(p[1].color)))
             else:
                 bases.append([(m, m) if i in chosen else (t, m) for i, (t, m) in enumerate(pairs)])
-    if o.joker_freed_without_its_tile:
-        # the set kept valid without its joker(s): a run loses jokers at its ends, a group any
-        for k in range(1, len(spots) + 1):
-            for chosen in combinations(spots, k):
-                rest = [p for i, p in enumerate(pairs) if i not in chosen]
-                if len(rest) >= 3 and analyse_set([t for t, _ in rest], o).valid and (
-                        is_group or all(i in chosen for i in range(min(chosen), len(pairs)))
-                        or all(i in chosen for i in range(0, max(chosen) + 1))):
-                    bases.append(rest)
+    freeable = o.joker_freed_without_its_tile
+    if freeable:
+        # the set without its joker(s), to be kept valid by the tiles added to it
+        bases += [[p for i, p in enumerate(pairs) if i not in chosen]
+                  for k in range(1, len(spots) + 1) for chosen in combinations(spots, k)]
     out, seen = [], set()
     for b in bases:
+        if len(b) < 2:
+            continue
         for g in _grow(b, o, 2, avail):
             key = tuple(t.index for t, _ in g)
-            if key not in seen:
+            if key not in seen and (not freeable or (len(g) >= 3 and analyse_set([t for t, _ in g], o).valid)):
                 seen.add(key)
                 out.append(g)
     return out
