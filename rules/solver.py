@@ -757,10 +757,12 @@ class _Program:
             if self.h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
                 return None  # no whole solution either
             x = np.asarray(self.h.getSolution().col_value)
-            if self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal and np.all(np.abs(x - np.rint(x)) < 1e-9):
-                return np.rint(x).astype(int)
+            whole = self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal and np.all(np.abs(x - np.rint(x)) < 1e-9)
+            # from here on an integer program (a cut may follow a whole optimum)
             self.h.changeColsIntegrality(self.n, np.arange(self.n, dtype=np.int32),
                                          np.array([highspy.HighsVarType.kInteger] * self.n))
+            if whole:
+                return np.rint(x).astype(int)
         self.h.run()
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
