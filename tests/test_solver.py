@@ -408,3 +408,25 @@ def test_cli_initial_uses_the_rules_threshold(capsys):
 def test_cli_unusable_input_exits_2(capsys, argv, message):
     assert main(["solve", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+# Deals on which the comparison with brute force once failed: (table, rack, options, tiles played)
+FOUND_BY_BRUTE_FORCE = [
+    # a group's joker stands for the other missing colour once K1 is added (American: no manipulation)
+    ("J R1 B1", "K1 K1", find_variant("american"), 1),
+    # without manipulation the joker's tile takes the joker's place: K1 may not go to another set
+    ("J K2 K3", "K1 B1 K4", find_variant("sabra", manipulation=False), 1),
+    # a joker freed without its tile: the group keeps valid with K1 added, the joker makes J K12 K13
+    ("K1 R1 B1 | J R1 B1", "K1 K12 K13",
+     find_variant("sabra", manipulation=False, joker_freed_without_its_tile=True, two_jokers_in_set=False), 3),
+    # rejected optima followed by later rounds of the integer (not the linear) program
+    ("K1 R1 J | K1 R1 J", "K2 B1 B1", find_variant("pressman_1987"), 2),
+]
+
+
+@pytest.mark.parametrize("table, rack, options, count", FOUND_BY_BRUTE_FORCE)
+def test_deals_found_by_brute_force(table, rack, options, count):
+    table, rack = table_of(table), parse_tiles(rack)
+    sol = solve(table, rack, options=options)
+    assert sol is not None and sol.count == count == brute_force(table, rack, "tiles", None, options)[0]
+    check_legal(table, rack, sol, options)
