@@ -48,6 +48,8 @@ class TableState:
     frame_jpeg: the newest camera frame.
     changed_at: ``time.time()`` of the last version bump.
     fps: frames processed per second, recently.
+    frame: the running number of the newest frame processed (1 = the source's first, 0 = none yet);
+        a looping video keeps counting, so its place in the video is ``(frame - 1) % length``.
     """
 
     version: int
@@ -64,6 +66,7 @@ class TableState:
     frame_jpeg: bytes | None
     changed_at: float
     fps: float
+    frame: int = 0
 
     @classmethod
     def empty(cls, **kw: Any) -> "TableState":
@@ -327,6 +330,7 @@ class LiveTable:
             frame_jpeg=frame_jpeg,
             changed_at=changed,
             fps=self.fps,
+            frame=index,
         )
 
     def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:

@@ -43,6 +43,13 @@ def field(data: dict, name: str, kind, default=None, required: bool = False):
     return value
 
 
+@bp.before_request
+def people_take_over():
+    """Any change a person asks for ends the recorded demo's driving: the game is theirs from now on."""
+    if request.method == "POST":
+        companion().take_over()
+
+
 @bp.get("/state")
 def state():
     return jsonify(companion().state_json())

@@ -17,7 +17,7 @@ import time
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from webui.companion import Companion, make_live, recorded_players
+from webui.companion import Companion, make_live
 from webui.db import Store, default_db_path
 from webui.session import GameSession, StorageError
 
@@ -40,7 +40,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     live = app.config["LIVE"] or make_live(app.config["SOURCE"], session.rules)
     companion = Companion(live, session)
     if app.config["LIVE"] is None and app.config["SOURCE"] is None:
-        companion.demo_players = recorded_players()
+        companion.play_recorded_game()  # nobody at the table: the recording's players press the buttons
     app.extensions["companion"] = companion
     if app.config["TICKER"]:
         companion.start()

@@ -19,6 +19,7 @@ from rules.game_state import Status, Table
 from rules.tiles import format_table
 from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
+from webui.demo import DemoDriver, DemoScript
 from webui.session import GameSession
 from webui.views import Hints, game_json, sets_json, sheet_view, verdict_json
 
@@ -53,12 +54,6 @@ def recorded_game() -> Path:
     return sample_images_dir() / "recorded_game.mp4"
 
 
-def recorded_players() -> list[str]:
-    """Who plays in the recorded game (its script names them)."""
-    script = recorded_game().with_suffix(".json")
-    return list(json.loads(script.read_text())["players"]) if script.is_file() else []
-
-
 def make_live(source: str | None, rules):
     """The real live table on ``source`` (None: the recorded game) read under ``rules``, or an UnavailableLive saying why not."""
     if source is None and recorded_game().is_file():
@@ -83,6 +78,7 @@ class Companion:
         self._stop = threading.Event()
         self._rules = None
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
+        self.demo: DemoDriver | None = None  # plays the recorded players' presses until a person acts
         self.follow_rules()
 
     def follow_rules(self) -> None:
@@ -91,6 +87,18 @@ class Companion:
         if rules != self._rules:
             self.live.follow_rules(rules)
             self._rules = rules
+
+    def play_recorded_game(self) -> None:
+        """The source is the shipped recording: follow it by itself, pressing its players' buttons."""
+        script = recorded_game().with_suffix(".json")
+        if script.is_file():
+            self.demo = DemoDriver(DemoScript.load(script), self.session)
+            self.demo_players = list(self.demo.script.players)
+
+    def take_over(self) -> None:
+        """A person acts on the page: the recorded demo stops pressing buttons for good."""
+        if self.demo is not None:
+            self.demo.take_over()
 
     # the table now ------------------------------------------------------------
     def table_state(self) -> TableState:
@@ -121,6 +129,8 @@ class Companion:
         if ts.stable:
             self.session.check_restored(ts.tables)
         self.session.tick(ts.tables, self.picture(ts))
+        if self.demo is not None and ts.frame > 0:
+            self.demo.step(ts.frame - 1, ts.tables, self.picture(ts))
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -185,6 +195,7 @@ class Companion:
             "scores": self.sheet_json(),
             "options": options.to_dict(),
             "preview": self._preview(table),
+            "demo": self.demo.view() if self.demo is not None else None,
             "hint": self.hints.hint(g, table) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,
         }
