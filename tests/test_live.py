@@ -314,7 +314,7 @@ def write_images(folder: Path, values: list[int]) -> None:
 def test_state_has_exactly_the_agreed_fields():
     assert [f.name for f in fields(TableState)] == [
         "version", "tiles", "set_ids", "scores", "inferred", "uncertain", "set_valid", "stable", "camera_ok",
-        "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
+        "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps", "frame",
     ]  # fmt: skip
 
 
