@@ -295,28 +295,39 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
-    """``rummikub-companion serve`` with no camera plays the recorded game: its tables and verdicts make sense."""
+    """``rummikub-companion serve`` with no camera, left alone: the recorded game plays itself, verdicts and all."""
     port = free_port()
     proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: the recorded game
+    js_word = "(w) => document.getElementById('verdict-word').textContent === w"
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(f"http://127.0.0.1:{port}/")
-        assert "recorded game of Ann and Ben" in page.locator("#no-game").inner_text()
-        page.click("#no-game >> text=start a new game")
-        assert page.input_value("textarea[name=players]") == "Ann\nBen"  # filled in for the newcomer
-        page.click("button:has-text('Start the game')")
-        page.wait_for_url(f"http://127.0.0.1:{port}/")
-        # Ann's opening run (33 points) is read off the video and judged legal so far
-        page.wait_for_function("window.state && window.state.table === 'R10 R11 R12'", timeout=90_000)
-        page.wait_for_function("document.getElementById('verdict-word').textContent === 'LEGAL'")
+        banner = page.locator("#demo-banner")
+        banner.wait_for()
+        assert "Recorded demo game" in banner.inner_text() and "Ann and Ben" in banner.inner_text()
+        # Ann's opening run (33 points) is read off the video and judged legal before she ends her turn
+        page.wait_for_function("document.getElementById('current-player').textContent === 'Ann'", timeout=90_000)
+        page.wait_for_function("window.state && window.state.table === 'R10 R11 R12'", timeout=60_000)
+        page.wait_for_function(js_word, arg="LEGAL")
         assert page.locator("#sets .set.invalid").count() == 0
-        page.click("#end-turn")
-        page.wait_for_function("document.getElementById('current-player').textContent === 'Ben'")
-        # Ben lays two tiles that are no set: the page says so in one line
-        page.wait_for_function("document.getElementById('verdict-word').textContent === 'NOT LEGAL'",
-                               timeout=60_000)
+        # nobody presses anything: the recording's Ann ends her turn and it is Ben's
+        page.wait_for_function("document.getElementById('current-player').textContent === 'Ben'", timeout=30_000)
+        assert "Ann: placed" in page.locator("#last-turn-text").inner_text()
+        # Ben lays two tiles that are no set and ends his turn: refused, in one line, and his turn goes on
+        page.wait_for_function("document.getElementById('demo-last').textContent.includes('NOT LEGAL')",
+                               timeout=30_000)
+        page.wait_for_function(js_word, arg="NOT LEGAL")
         assert "B4 B5" in page.locator("#verdict-groups").inner_text()
+        assert page.locator("#current-player").inner_text() == "Ben"
         save(page, tmp_path, "serve-recorded-game.png")
+        # his 16 s run out: the table goes back while Ann's clock waits
+        page.locator("#restore").wait_for(timeout=30_000)
+        assert "Ben ran out of time" in page.locator("#restore-text").inner_text()
+        save(page, tmp_path, "serve-recorded-time-out.png")
+        # a person acts on the page (here: turns the hint on): the demo stops and the game is theirs
+        page.check("#hint-toggle")
+        banner.wait_for(state="hidden")
+        assert call(port, "/api/state")["demo"] is None
     finally:
         proc.kill()
         proc.wait(10)

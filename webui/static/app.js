@@ -155,6 +155,7 @@ function render(s) {
     (g.pending ? ` · next hand: ${g.pending}` : "");
   $("storage-banner").hidden = !g.storage_error;
   $("storage-banner").textContent = g.storage_error || "";
+  renderDemo(s.demo);
 
   clockBase = { ...s.clock, at: performance.now() };
   if (!s.clock.running || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
@@ -200,6 +201,15 @@ function groupEl(g) {
 
 // The big word is about the turn now being played: a refused "End turn" (followed live
 // while the player repairs it) or, smaller, the table so far.  A new turn starts clean.
+function renderDemo(demo) {
+  $("demo-banner").hidden = !demo;
+  if (!demo) return;
+  $("demo-players").textContent = demo.players.join(" and ");
+  const last = demo.last;
+  $("demo-last").textContent = !last ? "" :
+    "Last: " + [last.player, last.action].filter(Boolean).join(" ") + (last.result ? ` (${last.result})` : "") + ".";
+}
+
 function renderVerdict(s) {
   const g = s.game || {};
   const attempt = g.turn && g.turn.attempt;
