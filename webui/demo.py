@@ -23,6 +23,7 @@ from typing import Any
 from rules.game_state import GameError, Table, table_of
 from rules.options import RuleOptions, find_variant
 from rules.tiles import format_tiles, parse_table
+from webui.session import GameSession
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class DemoDriver:
     ``GRACE_SECONDS`` later whatever it sees (a player would not wait longer).
     """
 
-    def __init__(self, script: DemoScript, session) -> None:
+    def __init__(self, script: DemoScript, session: GameSession) -> None:
         self.script = script
         self.session = session
         self.driving = True
