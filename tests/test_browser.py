@@ -2,7 +2,10 @@
 
 One test serves a table laid out in tile notation (a fake camera, so every
 check is exact); the other starts ``rummikub-companion serve`` on the shipped
-sample images with the real tile model.
+sample images with the real tile model.  Pages are opened with bypass_csp:
+Playwright's wait_for_function evaluates its predicate with eval, which the
+page's Content-Security-Policy forbids (test_browser_security.py drives the
+page under its CSP).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ def fake_server(tmp_path):
 
 def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     url, live, clock = fake_server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     page.goto(url + "/")
     sets = page.locator("#sets .set")
     sets.first.wait_for()
@@ -138,7 +141,7 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     assert (tmp_path / "table.png").stat().st_size > 10_000
 
     # on a phone the page still fits: no sideways scrolling
-    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
     phone.goto(url + "/")
     phone.locator("#sets .set").first.wait_for()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
@@ -155,7 +158,7 @@ def test_serve_on_the_sample_images(browser, tmp_path):
     port = free_port()
     proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: sample_images/
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         page.goto(f"http://127.0.0.1:{port}/")
         page.locator("#sets .set").first.wait_for(timeout=60_000)  # the model reads the first picture
         assert page.locator("#sets .tile").count() >= 3
