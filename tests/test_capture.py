@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from test_images import _png_bomb
 from vision.capture import (
     CaptureThread,
     FolderSource,
@@ -319,18 +320,6 @@ def test_a_single_dropped_webcam_frame_is_tolerated():
 # -- sources that die and come back ----------------------------------------------------------
 
 
-def png_bomb_header(width: int = 30000, height: int = 30000) -> bytes:
-    """A PNG whose header claims width x height (its pixel data is cut short: the header decides)."""
-    import struct
-    import zlib
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
-
-
 def test_an_emptied_folder_is_reported_and_the_show_comes_back_with_its_files(tmp_path):
     paths = write_images(tmp_path, [10, 20])
     capture = CaptureThread(FolderSource(tmp_path, seconds_per_image=0.02, fps=100),
@@ -390,7 +379,7 @@ def test_one_bad_file_never_stops_the_capture_thread(tmp_path, monkeypatch):
     import vision.capture as capture_module
 
     write_images(tmp_path, [10, 20, 30])
-    (tmp_path / "bomb.png").write_bytes(png_bomb_header())
+    (tmp_path / "bomb.png").write_bytes(_png_bomb(30000, 30000))
     real_load = capture_module.load_image
 
     def flaky_load(path, **kw):

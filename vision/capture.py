@@ -255,7 +255,8 @@ class FolderSource(FrameSource):
             self.label = file.name
             self._repeats_left = self.frames_per_image - 1
             return image
-        raise SourceError(f"none of the {len(self.files)} images in {self.path} can be read")
+        last = f" ({self._warnings[-1].removeprefix('skipped ')})" if self._warnings else ""
+        raise SourceError(f"none of the {len(self.files)} images in {self.path} can be read{last}")
 
     def take_warning(self) -> str | None:
         return self._warnings.popleft() if self._warnings else None
