@@ -158,6 +158,8 @@ LIMITED = [
     ("/api/game", {"json": {"players": ["Ann", "Ben"], "first": -10**20}}, 400),
     ("/api/game", {"data": b"x" * (10 * 1024 * 1024), "content_type": "application/json"}, 413),
     ("/settings", {"data": {"initial_meld": "9" * 23}}, 400),
+    ("/settings", {"data": {"joker_penalty": "1000001"}}, 400),
+    ("/api/settings", {"data": "[" * 100 + "]" * 100, "content_type": "application/merge-patch+json"}, 400),
     ("/new", {"data": {"players": "Ann\n" + "B" * 100}}, 400),
 ]
 
@@ -226,6 +228,14 @@ def test_entering_the_pin_lets_a_phone_play(lan_app):
     other.environ_base.update({"REMOTE_ADDR": "192.168.1.40"})
     assert other.get("/pin?pin=123456").status_code == 302
     assert other.post("/api/pass", json={}).status_code == 200
+
+
+def test_a_long_pin_is_a_pin_not_a_number(tmp_path):
+    app = make_app(tmp_path, TABLE_PIN="123456789012")
+    phone = app.test_client()
+    phone.environ_base.update(LAN_PHONE)
+    assert phone.post("/pin", data={"pin": "123456789012"}).status_code == 302
+    assert phone.get("/pin?pin=999999999999").status_code == 403
 
 
 def test_guessing_the_pin_is_slowed_down(lan_app):
@@ -359,3 +369,11 @@ def test_fuzz_limits_survive_a_json_round_trip():
     assert not security.json_depth_exceeds(ok, limit)
     assert security.json_depth_exceeds(b"[" * (limit + 1), limit)
     assert not security.json_depth_exceeds(b'"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\""', 2)
+
+
+@pytest.mark.parametrize("extra", [{"racks": {}}, {"self": 1}])
+def test_extra_tally_fields_cannot_collide_with_arguments(client, extra):
+    start(client)
+    client.post("/api/rummikub", json={"winner": "Ann"})
+    res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K9"}, "extra": extra})
+    assert res.status_code == 400 and "extra" in res.get_json()["message"]

@@ -54,6 +54,7 @@ class Limits:
 
 
 NAME_FIELDS = frozenset({"players", "player", "winner"})  # JSON fields and form fields holding names
+NOT_NUMBERS = frozenset({"pin"})  # digits that are no quantity
 
 CSP = "; ".join([
     "default-src 'self'",
@@ -182,13 +183,14 @@ def check_value(value, limits: Limits, where: str, name_field: bool = False) -> 
             check_value(item, limits, f"{where}.{key}" if where else key, key in NAME_FIELDS and not where)
 
 
-def check_text(text: str, limits: Limits, where: str, name_field: bool = False) -> None:
+def check_text(text: str, limits: Limits, where: str, name_field: bool = False, number: bool = True) -> None:
+    """A text within its length; one that is a whole number (a form field, a query) within range too."""
     cap = limits.name_chars if name_field else limits.string_chars
     if len(text) > cap:
         what = "a name" if name_field else "a text"
         abort(400, f"{where}: {what} of {len(text):,} characters is too long (at most {cap})")
     digits = text.strip().lstrip("+-")
-    if digits.isdigit() and len(digits) > len(str(limits.abs_int)):
+    if number and digits.isdigit() and (len(digits) > len(str(limits.abs_int)) or int(digits) > limits.abs_int):
         abort(400, f"{where}: the number {text.strip()[:30]} is out of range (at most {limits.abs_int:,})")
 
 
@@ -201,7 +203,7 @@ def check_query(limits: Limits) -> None:
     for key, value in args.items(multi=True):
         if len(value) > limits.query_value_chars:
             abort(400, f"query parameter {key!r} is too long (at most {limits.query_value_chars} characters)")
-        check_text(value, limits, f"query parameter {key!r}")
+        check_text(value, limits, f"query parameter {key!r}", number=key not in NOT_NUMBERS)
 
 
 def check_body(limits: Limits, api: bool) -> None:
@@ -211,9 +213,9 @@ def check_body(limits: Limits, api: bool) -> None:
         abort(413, f"the request body is too large ({length:,} bytes; at most {limits.body_bytes:,})")
     mimetype = request.mimetype
     browser = "Origin" in request.headers or "Sec-Fetch-Site" in request.headers
-    if api and (mimetype or browser) and mimetype != "application/json":
+    if api and (mimetype or browser) and not request.is_json:
         abort(415, f"API writes take a JSON body (Content-Type: application/json), not {mimetype or 'none'}")
-    if mimetype == "application/json":
+    if request.is_json:
         data = request.get_data(cache=True)
         if len(data) > limits.body_bytes:
             abort(413, f"the request body is too large (at most {limits.body_bytes:,} bytes)")
@@ -228,7 +230,7 @@ def check_body(limits: Limits, api: bool) -> None:
             if key in NAME_FIELDS:  # one name a line (or comma-separated)
                 for name in value.replace(",", "\n").splitlines():
                     check_text(name.strip(), limits, f"form field {key!r}", name_field=True)
-            check_text(value, limits, f"form field {key!r}")
+            check_text(value, limits, f"form field {key!r}", number=key not in NOT_NUMBERS)
 
 
 # --- same origin -------------------------------------------------------------------------
