@@ -168,7 +168,9 @@ def load(seconds: float, pollers: int, streams: int) -> int:
         base = server.open_files()
         warm = http.client.HTTPConnection(HOST, port, timeout=10)  # every kind of request once, then settle
         warm.request("GET", "/api/events")
-        warm.getresponse().fp.readline()
+        first = warm.getresponse()
+        first.fp.readline()
+        first.close()
         warm.close()
         request("GET", port, "/api/camera.jpg")
         settle = time.monotonic() + 30

@@ -105,3 +105,23 @@ def test_another_site_cannot_change_the_game(browser, server, tmp_path):
     after = api_state(url)["game"]
     assert after == before
     assert [p["name"] for p in after["players"]] == ["Ann", "Ben"]
+
+
+def test_the_host_page_shows_the_pin_and_a_qr_code_under_its_csp(browser, tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": FakeLive("R1 R2 R3"), "NOW": FakeClock(),
+                      "TABLE_PIN": "246810", "PHONE_URLS": ["http://192.168.1.5:5000"]})
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+    threading.Thread(target=srv.run, daemon=True).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        violations = []
+        page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
+        page.goto(f"http://127.0.0.1:{srv.effective_port}/")
+        box = page.locator("#table-pin")
+        assert "246810" in box.inner_text() and "http://192.168.1.5:5000/pin" in box.inner_text()
+        qr = box.locator("img.qr")
+        assert qr.evaluate("img => img.complete && img.naturalWidth > 0")  # the data: picture is allowed
+        assert violations == []
+    finally:
+        srv.close()
+        app.extensions["companion"].stop()

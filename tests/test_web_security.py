@@ -341,7 +341,7 @@ STEERING = [
     ("POST", "/api/pass", {"json": {}}),
     ("POST", "/api/settings", {"json": {"hint": True}}),
 ]
-FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "400"))  # FUZZ_EXAMPLES=20000 for a long run
+FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "600"))  # FUZZ_EXAMPLES=20000 for a long run
 
 
 def test_fuzz_every_route_never_crashes(fuzz_app):
