@@ -92,14 +92,13 @@ def host_name(host_header: str) -> str:
 
 def local_addresses() -> set[str]:
     """This machine's names and addresses, as phones on the LAN may reach it."""
-    names = {socket.gethostname().lower()}
-    names.add(names.copy().pop() + ".local")
-    for name in list(names):
-        try:
-            for info in socket.getaddrinfo(name, None):
-                names.add(str(info[4][0]).split("%")[0])
-        except OSError:
-            pass
+    hostname = socket.gethostname().lower()
+    names = {hostname, hostname + ".local"}
+    try:  # (the .local name is not looked up: an mDNS query may take seconds)
+        for info in socket.getaddrinfo(hostname, None):
+            names.add(str(info[4][0]).split("%")[0])
+    except OSError:
+        pass
     lan = lan_address()
     if lan:
         names.add(lan)
@@ -124,7 +123,7 @@ def allowed_hosts(listen_host: str | None, extra=()) -> frozenset[str]:
         if listen_host is not None:
             names |= local_addresses()
     else:
-        names.add(host_name(listen) if not listen.startswith("[") else host_name(listen))
+        names.add(host_name(listen))
     names |= {host_name(h) for h in extra if h and h.strip()}
     return frozenset(names)
 
