@@ -47,7 +47,8 @@ class Limits:
     json_depth: int = 16
     string_chars: int = 2000  # tile codes of a whole rack fit many times over
     name_chars: int = 40  # a player's name
-    abs_int: int = 1_000_000  # bigger than any clock, meld or penalty; far from SQLite's 2**63
+    abs_int: int = 1_000_000  # in a write: bigger than any clock, meld or penalty; far from SQLite's 2**63
+    query_abs_int: int = 10**15  # in a query (a limit, a version, a time in ms), still within 2**63
     query_bytes: int = 2048
     query_params: int = 20
     query_value_chars: int = 200
@@ -179,18 +180,18 @@ def check_value(value, limits: Limits, where: str, name_field: bool = False) -> 
     elif isinstance(value, dict):
         for key, item in value.items():
             check_text(key, limits, f"{where} key", name_field=where == "racks")
-            check_value(item, limits, f"{where}.{key}" if where else key, key in NAME_FIELDS and not where)
+            check_value(item, limits, f"{where}.{key[:40]}" if where else key[:40], key in NAME_FIELDS and not where)
 
 
-def check_text(text: str, limits: Limits, where: str, name_field: bool = False, number: bool = True) -> None:
-    """A text within its length; one that is a whole number (a form field, a query) within range too."""
+def check_text(text: str, limits: Limits, where: str, name_field: bool = False, number: int | None = None) -> None:
+    """A text within its length; with ``number``, one that is a whole number must be within it too."""
     cap = limits.name_chars if name_field else limits.string_chars
     if len(text) > cap:
         what = "a name" if name_field else "a text"
         abort(400, f"{where}: {what} of {len(text):,} characters is too long (at most {cap})")
     digits = text.strip().lstrip("+-")
-    if number and digits.isdigit() and (len(digits) > len(str(limits.abs_int)) or int(digits) > limits.abs_int):
-        abort(400, f"{where}: the number {text.strip()[:30]} is out of range (at most {limits.abs_int:,})")
+    if number and digits.isdigit() and (len(digits) > len(str(number)) or int(digits) > number):
+        abort(400, f"{where}: the number {text.strip()[:30]} is out of range (at most {number:,})")
 
 
 def check_query(limits: Limits) -> None:
@@ -201,8 +202,9 @@ def check_query(limits: Limits) -> None:
         abort(400, f"too many query parameters (at most {limits.query_params})")
     for key, value in args.items(multi=True):
         if len(value) > limits.query_value_chars:
-            abort(400, f"query parameter {key!r} is too long (at most {limits.query_value_chars} characters)")
-        check_text(value, limits, f"query parameter {key!r}", number=key not in NOT_NUMBERS)
+            abort(400, f"query parameter {key[:40]!r} is too long (at most {limits.query_value_chars} characters)")
+        check_text(value, limits, f"query parameter {key[:40]!r}",
+                   number=None if key in NOT_NUMBERS else limits.query_abs_int)
 
 
 def check_body(limits: Limits, api: bool) -> None:
@@ -229,7 +231,7 @@ def check_body(limits: Limits, api: bool) -> None:
             if key in NAME_FIELDS:  # one name a line (or comma-separated)
                 for name in value.replace(",", "\n").splitlines():
                     check_text(name.strip(), limits, f"form field {key!r}", name_field=True)
-            check_text(value, limits, f"form field {key!r}", number=key not in NOT_NUMBERS)
+            check_text(value, limits, f"form field {key[:40]!r}", number=None if key in NOT_NUMBERS else limits.abs_int)
 
 
 # --- same origin -------------------------------------------------------------------------
