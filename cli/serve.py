@@ -100,19 +100,20 @@ def run(args: argparse.Namespace) -> int:
                   flush=True)
         _stop_on_sigterm()
         try:
-            server.run()
+            server.run()  # returns on Ctrl+C, once requests in flight are done
         except KeyboardInterrupt:
             pass
-        print("Stopping: camera, clock and database closed.", flush=True)
         return 0
     finally:
         if server is not None:
             server.close()
         if app is not None:
             companion = app.extensions["companion"]
-            companion.stop()
+            companion.stop()  # camera and turn clock
             companion.session.store.close()
         lock.release()
+        if server is not None:
+            print("Stopped: camera, turn clock and database closed.", flush=True)
 
 
 def _stop_on_sigterm() -> None:
