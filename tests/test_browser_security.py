@@ -7,6 +7,7 @@ import functools
 import http.server
 import json
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -72,9 +73,17 @@ def test_the_page_plays_under_its_csp(browser, server):
     page.goto(url + "/settings")
     page.select_option("select[name=direction]", "counterclockwise")
     page.click("form:has(select[name=direction]) button[type=submit]")
-    page.locator("text=Saved").first.wait_for()
-    assert api_state(url)["options"]["direction"] == "counterclockwise"
+    assert wait_for(lambda: api_state(url)["options"]["direction"] == "counterclockwise")
     assert violations == []
+
+
+def wait_for(predicate, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
 
 
 def test_another_site_cannot_change_the_game(browser, server, tmp_path):
