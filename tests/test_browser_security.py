@@ -76,3 +76,53 @@ def test_the_page_plays_under_its_csp(browser, server):
     assert wait_until(lambda: api_state(url)["options"]["direction"] == "counterclockwise")
     assert violations == []
 
+
+
+def test_another_site_cannot_change_the_game(browser, server, tmp_path):
+    url, _ = server
+    res = urllib.request.urlopen(urllib.request.Request(
+        url + "/api/game", data=json.dumps({"players": ["Ann", "Ben"]}).encode(),
+        headers={"Content-Type": "application/json"}), timeout=5)
+    assert res.status == 201
+    before = api_state(url)["game"]
+    site = tmp_path / "evil"
+    site.mkdir()
+    (site / "index.html").write_text(EVIL_PAGE.format(target=url))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # another port: another origin
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        page = browser.new_page()
+        refused = []
+        page.on("response", lambda r: r.url.startswith(url) and r.request.method == "POST"
+                and refused.append(r.status))
+        page.goto(f"http://127.0.0.1:{evil.server_address[1]}/index.html")
+        page.wait_for_url(url + "/new", timeout=5000)  # the auto-submitted form lands on our refusal
+        assert "another site" in page.content()
+        assert refused and set(refused) == {403}
+    finally:
+        evil.shutdown()
+    after = api_state(url)["game"]
+    assert after == before
+    assert [p["name"] for p in after["players"]] == ["Ann", "Ben"]
+
+
+def test_the_host_page_shows_the_pin_and_a_qr_code_under_its_csp(browser, tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": FakeLive("R1 R2 R3"), "NOW": FakeClock(),
+                      "TABLE_PIN": "246810", "PHONE_URLS": ["http://192.168.1.5:5000"]})
+    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+    threading.Thread(target=srv.run, daemon=True).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        violations = []
+        page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
+        page.goto(f"http://127.0.0.1:{srv.effective_port}/")
+        box = page.locator("#table-pin")
+        assert "246810" in box.inner_text() and "http://192.168.1.5:5000/pin" in box.inner_text()
+        qr = box.locator("img.qr")
+        assert qr.evaluate("img => img.complete && img.naturalWidth > 0")  # the data: picture is allowed
+        assert violations == []
+    finally:
+        srv.close()
+        app.extensions["companion"].stop()
