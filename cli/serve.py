@@ -70,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
         return fail("--pin takes 4 to 12 digits")
     lan = not (args.host == "localhost" or security.is_loopback(args.host))
     pin = (args.pin or security.new_pin()) if lan else None
+    if args.pin and not lan:
+        print("rummikub-companion serve: --pin is not needed on 127.0.0.1 (only this computer can connect)",
+              file=sys.stderr)
     urls = phone_urls(args.host, args.port) if lan else [f"http://{args.host}:{args.port}"]
     db = args.db or str(default_db_path())
     lock = DatabaseLock(db, owner=urls[0])
