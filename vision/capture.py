@@ -414,8 +414,11 @@ class CaptureThread:
                     if not isinstance(exc, SourceError):
                         log.exception("reading %s failed", source.name)
                     if opened:
-                        source.close()
                         opened = False
+                        try:
+                            source.close()
+                        except Exception:  # a driver failing to let go: the next open starts afresh
+                            log.exception("closing %s failed", source.name)
                     self._fail(f"{exc if isinstance(exc, SourceError) else repr(exc)}; retrying in {pause:.1f} s")
                     self._stop.wait(pause)
                     pause = min(pause * 2, self.max_backoff)
