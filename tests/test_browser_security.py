@@ -60,9 +60,13 @@ def test_the_page_plays_under_its_csp(browser, server):
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     violations = []
     page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
+    page.goto(url + "/settings")  # the rules, before the game (a change during one waits for the next hand)
+    page.select_option("select[name=direction]", "counterclockwise")
+    page.click("form:has(select[name=direction]) button[type=submit]")
+    assert wait_until(lambda: api_state(url)["options"]["direction"] == "counterclockwise")
     page.goto(url + "/new")
     page.fill("textarea[name=players]", "Ann\nBen")
-    page.click("button:has-text('Start the game')")  # a form post
+    page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     page.locator("#current-player", has_text="Ann").wait_for()
     live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13")
@@ -70,10 +74,6 @@ def test_the_page_plays_under_its_csp(browser, server):
     page.click("#end-turn")  # a fetch() JSON post
     page.locator("#current-player", has_text="Ben").wait_for()
     assert api_state(url)["game"]["current"] == "Ben"
-    page.goto(url + "/settings")
-    page.select_option("select[name=direction]", "counterclockwise")
-    page.click("form:has(select[name=direction]) button[type=submit]")
-    assert wait_until(lambda: api_state(url)["options"]["direction"] == "counterclockwise")
     assert violations == []
 
 
