@@ -22,7 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import TableReader, read_image_file  # noqa: E402
+from vision.images import load_image  # noqa: E402
+from vision.reader import TableReader  # noqa: E402
 
 SIZE = (1000, 750)
 SUFFIXES = {".jpg", ".jpeg", ".png"}
@@ -34,7 +35,7 @@ def photos(folder: Path) -> list[np.ndarray]:
         raise SystemExit(f"{folder}: no photos")
     out = []
     for p in paths:
-        image = read_image_file(p)
+        image = load_image(p)
         if image.shape[1] < image.shape[0]:
             image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
         out.append(cv2.resize(image, SIZE, interpolation=cv2.INTER_AREA))

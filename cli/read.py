@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
     from rules.options import find_variant
     from vision.annotate import annotate
-    from vision.reader import ReaderOptions, TableReader, read_image_file
+    from vision.images import load_image
+    from vision.reader import ReaderOptions, TableReader
 
     try:
         rules = find_variant(args.rules)
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for k, path in enumerate(args.images):
         try:
-            image = read_image_file(path)
+            image = load_image(path)
             reading = reader.read(image)
         except ValueError as exc:
             print(f"rummikub-companion read: {exc}", file=sys.stderr)

@@ -15,7 +15,8 @@ import pytest
 from rules.options import find_variant
 from rules.tiles import Tile, parse_table
 from vision.annotate import annotate
-from vision.reader import ReaderOptions, TableReader, read_image_file
+from vision.images import load_image
+from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,52 +177,6 @@ def test_an_empty_table_reads_as_nothing():
     assert reading.to_json(image="x.png") == {"image": "x.png", "tiles": [], "sets": [], "rack_total": 0}
 
 
-# -- files ----------------------------------------------------------------------------------------
-
-
-def test_read_image_file_reads_a_photo(tmp_path):
-    path = tmp_path / "ok.png"
-    cv2.imwrite(str(path), np.full((20, 30, 3), 200, np.uint8))
-    assert read_image_file(path).shape == (20, 30, 3)
-
-
-def test_read_image_file_turns_grey_pictures_into_colour(tmp_path):
-    path = tmp_path / "grey.png"
-    cv2.imwrite(str(path), np.full((20, 30), 90, np.uint8))
-    assert read_image_file(path).shape == (20, 30, 3)
-
-
-@pytest.mark.parametrize("content, reason", [
-    (None, "no such file"),
-    (b"", "empty"),
-    (b"\xff\xd8\xff\xe0 certainly not a jpeg" * 10, "not a readable image"),
-    (b"R1 R2 R3\n", "not a readable image"),
-    ("folder", "not a file"),
-])
-def test_read_image_file_names_the_file_and_says_what_is_wrong(tmp_path, content, reason):
-    path = tmp_path / "table.jpg"
-    if content == "folder":
-        path.mkdir()
-    elif content is not None:
-        path.write_bytes(content)
-    with pytest.raises(ValueError, match=reason) as info:
-        read_image_file(path)
-    assert str(path) in str(info.value)
-
-
-@pytest.mark.parametrize("keep", [0.5, 0.95])
-def test_a_jpeg_cut_short_is_reported_not_read_half_grey(tmp_path, keep):
-    ok, data = cv2.imencode(".jpg", np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8))
-    whole = tmp_path / "whole.jpg"
-    whole.write_bytes(data.tobytes())
-    assert read_image_file(whole).shape == (200, 300, 3)
-    cut = tmp_path / "cut.jpg"
-    cut.write_bytes(data.tobytes()[: int(len(data) * keep)])
-    with pytest.raises(ValueError, match="truncated") as info:
-        read_image_file(cut)
-    assert str(cut) in str(info.value)
-
-
 # -- drawing --------------------------------------------------------------------------------------
 
 
@@ -269,7 +224,7 @@ def _samples() -> dict:
 def test_the_shipped_model_reads_the_sample_images_exactly():
     reader = TableReader.from_model_dir()
     for name, entry in _samples().items():
-        reading = reader.read(read_image_file(ROOT / "sample_images" / name))
+        reading = reader.read(load_image(ROOT / "sample_images" / name))
         assert sorted(reading.detections.codes) == sorted(entry["tiles"]), name
         assert sorted(codes_by_set(reading)) == sorted(map(" ".join, entry["sets"])), name
         assert not reading.detections.inferred.any(), f"{name}: a tile needed inferring"

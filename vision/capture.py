@@ -20,6 +20,8 @@ from typing import Callable, Iterator
 import cv2
 import numpy as np
 
+from vision.images import ImageError, load_image
+
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
@@ -226,9 +228,10 @@ class FolderSource(FrameSource):
                 self._position = 0
             file = self.files[self._position]
             self._position += 1
-            image = cv2.imread(str(file), cv2.IMREAD_COLOR)
-            if image is None:
-                message = f"skipped {file.name}: not a readable image"
+            try:
+                image = load_image(file)
+            except ImageError as exc:
+                message = f"skipped {file.name}: {str(exc).removeprefix(str(file) + ': ')}"
                 log.warning("%s", message)
                 self._warnings.append(message)
                 continue

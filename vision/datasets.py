@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from rules.tiles import JOKER_INDEX, NotationError, Color, Tile
+from vision.images import ImageError, load_image, load_image_size
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 _COLOR_WORDS = {"black": "K", "blue": "B", "orange": "O", "yellow": "O", "red": "R"}
@@ -68,10 +69,7 @@ class LabelledImage:
     ordered: bool  # True when quads are in reading order (renderer output)
 
     def load(self) -> np.ndarray:
-        image = cv2.imread(str(self.image_path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"{self.image_path}: not a readable image")
-        return image
+        return load_image(self.image_path)
 
 
 def _polygon_to_quad(points: np.ndarray) -> np.ndarray:
@@ -105,10 +103,10 @@ def load_folder(root: str | Path) -> list[LabelledImage]:
         for image_path in sorted((split / "images").iterdir()):
             if image_path.suffix.lower() not in IMAGE_SUFFIXES:
                 continue
-            image = cv2.imread(str(image_path), cv2.IMREAD_UNCHANGED)
-            if image is None:
+            try:
+                w, h = load_image_size(image_path)
+            except (ImageError, OSError):
                 continue  # unreadable files are reported by the tools that load pixels
-            h, w = image.shape[:2]
             label_path = split / "labels" / (image_path.stem + ".txt")
             quads, ids = [], []
             if label_path.exists():

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from rules.options import RuleOptions
@@ -181,30 +180,4 @@ def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
     return ranked[0]
 
 
-def read_image_file(path: str | Path) -> np.ndarray:
-    """A photo as a BGR array; ValueError naming the file when it is missing, empty or not an image."""
-    p = Path(path)
-    if not p.exists():
-        raise ValueError(f"{path}: no such file")
-    if not p.is_file():
-        raise ValueError(f"{path}: not a file")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    if not data.size:
-        raise ValueError(f"{path}: the file is empty")
-    if _truncated_jpeg(data.tobytes()):
-        raise ValueError(f"{path}: the JPEG data is cut short (truncated file)")
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if image is None or not image.size:
-        raise ValueError(f"{path}: not a readable image (corrupt, truncated or not a picture)")
-    return image
-
-
-def _truncated_jpeg(data: bytes) -> bool:
-    """A JPEG whose last scan has no end marker: OpenCV would paint the missing part grey."""
-    if not data.startswith(b"\xff\xd8"):
-        return False
-    last_scan = data.rfind(b"\xff\xda")
-    return last_scan >= 0 and data.find(b"\xff\xd9", last_scan) < 0
-
-
-__all__ = ["ReaderOptions", "SetReading", "TableReading", "TableReader", "read_image_file"]
+__all__ = ["ReaderOptions", "SetReading", "TableReading", "TableReader"]
