@@ -1,0 +1,133 @@
+"""Tiles standing on a rack, told from sets on the table by what lies beside them.
+
+A rack holds its tiles in one or two rows in front of a board: beside each row
+(in its gaps and past its ends) is the board, and farther above or below the
+row is the table.  A set on the table has the table all round it.  So a row
+is a rack row when the colour beside it (tiles left out) differs clearly from
+the colour well above or well below it, and the board beside it is even.
+Rows on a rack may have wide gaps (players group their tiles), so a row
+here is every tile on one line at any spacing, not only tiles edge to edge.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import tile_frames
+
+ROW_ANGLE = 12.0  # degrees between the x axes of two tiles in one rack row
+ROW_OFFSET = 0.35  # sideways misalignment of centres within a row, in tile heights
+ROW_REACH = 8.0  # farthest apart two neighbouring tiles of one row may stand, in tile widths
+CONTRAST = 60.0  # colour difference (Lab) between the board beside a row and the table beyond it
+EVEN = 20.0  # the board beside a row varies less than this (median absolute deviation, Lab)
+NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not a tile's own side)
+UPRIGHT = 15.0  # degrees: a rack faces its owner, and the camera, so its rows stand level in the photo
+THUMB = 16.0  # tile height in the thumbnail the colours are measured on (pixels)
+
+
+def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
+    """Tile indices of each rack row found, each row in left-to-right order."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if len(q) == 0:
+        return []
+    f = tile_frames(q)
+    scale = min(1.0, THUMB / max(float(np.median(f.heights)), 1.0))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    tiles_mask = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillPoly(tiles_mask, [np.round(_grown(x * scale, 1.15)).astype(np.int32) for x in q], 1)
+    faces = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillPoly(faces, [np.round(_grown(x * scale, 0.7)).astype(np.int32) for x in q], 1)
+    face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
+    level = np.cos(np.deg2rad(UPRIGHT))
+    rows = []
+    for row in _rows(f):
+        axis = _reading_axis(q[row])
+        if axis[0] < level:  # not level and upright in the photo: tiles lying on the table
+            continue
+        if _on_rack(row, f, scale, lab, tiles_mask, face):
+            rows.append(sorted(row, key=lambda t: float(f.centers[t] @ axis)))
+    return rows
+
+
+def _grown(quad: np.ndarray, factor: float) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) * factor
+
+
+def _reading_axis(q: np.ndarray) -> np.ndarray:
+    """Left to right for the tiles' numerals (by majority: rack tiles stand upright for their owner)."""
+    claimed = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])).sum(axis=0)
+    n = np.linalg.norm(claimed)
+    return claimed / n if n > 0 else np.array([1.0, 0.0])
+
+
+def _rows(f) -> list[list[int]]:
+    """Tiles on one straight line, parallel, at any spacing up to ROW_REACH widths (union of close pairs)."""
+    n = len(f.centers)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    d = f.centers[None, :, :] - f.centers[:, None, :]
+    along = np.abs(np.einsum("ijk,ik->ij", d, f.x_axes)) / f.widths[:, None]
+    across = np.abs(np.einsum("ijk,ik->ij", d, f.up_axes)) / f.heights[:, None]
+    parallel = np.abs(f.x_axes @ f.x_axes.T) >= np.cos(np.deg2rad(ROW_ANGLE))
+    size = np.maximum(f.heights[:, None], f.heights[None, :]) / np.maximum(np.minimum(f.heights[:, None], f.heights[None, :]), 1e-9)
+    ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
+    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
+        parent[root(int(i))] = root(int(j))
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def _on_rack(row: list[int], f, scale: float, lab: np.ndarray, tiles_mask: np.ndarray, face: np.ndarray) -> bool:
+    """The board beside the row is even, unlike the tile faces, and unlike the table above or below it."""
+    x = f.x_axes[row].mean(axis=0)
+    x /= max(np.linalg.norm(x), 1e-9)
+    up = np.array([x[1], -x[0]])
+    if float(up @ f.up_axes[row].mean(axis=0)) < 0:
+        up = -up
+    c = f.centers[row]
+    w, h = float(np.median(f.widths[row])), float(np.median(f.heights[row]))
+    t = c @ x
+    lo, hi = float(t.min()) - 1.2 * w, float(t.max()) + 1.2 * w
+    mid = float(np.median(c @ up))
+    origin = np.zeros(2)
+
+    def band(a: float, b: float, free: float = 0.0) -> np.ndarray:
+        """Lab pixels of the strip between a and b tile heights above the row's centre line, tiles left
+        out; none when less than ``free`` of the strip is clear of tiles."""
+        corners = np.array([x * lo + up * (mid + a * h), x * hi + up * (mid + a * h),
+                            x * hi + up * (mid + b * h), x * lo + up * (mid + b * h)]) + origin
+        mask = np.zeros(tiles_mask.shape, np.uint8)
+        cv2.fillPoly(mask, [np.round(corners * scale).astype(np.int32)], 1)
+        inside = mask > 0
+        clear = inside & (tiles_mask == 0)
+        return lab[clear] if clear.sum() >= free * max(inside.sum(), 1) else lab[:0, 0]
+
+    beside = band(-0.35, 0.35)
+    if len(beside) < 12:
+        return False
+    board = np.median(beside, axis=0)
+    if float(np.median(np.abs(beside - board).sum(axis=1))) > EVEN or float(np.linalg.norm(board - face)) < NOT_FACE:
+        return False
+    for a, b in ((1.3, 2.2), (-2.2, -1.3)):
+        beyond = band(a, b, free=0.6)  # the table beyond a rack is open and even, not more tiles
+        if len(beyond) < 12:
+            continue
+        table = np.median(beyond, axis=0)
+        if (float(np.median(np.abs(beyond - table).sum(axis=1))) <= EVEN
+                and float(np.linalg.norm(table - board)) > CONTRAST):
+            return True
+    return False
+
+
+__all__ = ["rack_rows"]
