@@ -21,6 +21,28 @@ import numpy as np
 TABLE, RACK = "table", "rack"  # a set laid on the table; a row of tiles standing on a rack
 
 
+class Components:
+    """Union-find over ``n`` items: which are joined, and the groups they form (in first-item order)."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def root(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, i: int, j: int) -> None:
+        self.parent[self.root(i)] = self.root(j)
+
+    def groups(self) -> list[list[int]]:
+        members: dict[int, list[int]] = {}
+        for i in range(len(self.parent)):
+            members.setdefault(self.root(i), []).append(i)
+        return list(members.values())
+
+
 @dataclass(frozen=True)
 class Group:
     """Tiles that belong together, in reading order: a table set or a rack row."""
@@ -77,9 +99,10 @@ def tile_frames(quads: np.ndarray) -> TileFrame:
 
 
 PORTRAIT = 1.18  # a quad at least this much taller than wide shows which way its tile lies
+CROWDED = 0.85  # centres closer than this share of the outlines' mean extent between them: outlines overlap
 
 
-def _pair_geometry(f: TileFrame, o: GeometryOptions):
+def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
     """(along, across, ok, agree) for every pair i, j: the centre distance along the line in tile
     widths, the sideways offset in tile heights, whether the pair may be neighbours, how well the
     line agrees with the tiles' own x axes (1 = exactly).
@@ -88,6 +111,9 @@ def _pair_geometry(f: TileFrame, o: GeometryOptions):
     the right area), split into width and height by the photo's own aspect.
     Only a clearly taller-than-wide quad has a say in the direction: a tile
     outlined as a square is neutral, so one poor outline does not break its set.
+    Two outlines that overlap deeply along the line between their centres
+    cannot both be right (touching tiles whose outlines came out too long):
+    their centres are trusted and their outlines have no say.
     """
     aspect = np.clip(np.median(f.widths / np.maximum(f.heights, 1e-9)), 0.55, 0.95)
     size = np.sqrt(np.maximum(f.widths * f.heights, 1e-9))
@@ -105,6 +131,17 @@ def _pair_geometry(f: TileFrame, o: GeometryOptions):
     agrees = ((~inf_i | (agree_i >= limit)) & (~inf_j | (agree_j >= limit)))
     agree = np.where(inf_i & inf_j, np.minimum(agree_i, agree_j),
                      np.where(inf_i, agree_i, np.where(inf_j, agree_j, np.maximum(agree_i, agree_j))))
+    proj = np.einsum("ick,ijk->ijc", q, u)  # corners of i on the direction from i to j
+    extent = proj.max(axis=2) - proj.min(axis=2)
+    parallel = np.abs(f.x_axes @ f.x_axes.T) >= limit  # badly outlined touching tiles come out alike
+    # ... along one of their axes: an outline a quarter turn off, not a heap of tiles at odd angles
+    along_ok, across_ok = np.cos(np.deg2rad(49)), np.sin(np.deg2rad(20))  # sloppy along; a quarter turn off
+    square_on = (((agree_i >= along_ok) | (agree_i <= across_ok))
+                 & ((agree_j >= along_ok) | (agree_j <= across_ok)))
+    crowded = ((dist < CROWDED * (extent + extent.T) / 2) & parallel & square_on
+               & (dist < 1.25 * (size[:, None] + size[None, :]) / 2))
+    agree = np.where(crowded & ~agrees, 1.0, agree)
+    agrees |= crowded
     mean_w = (w[:, None] + w[None, :]) / 2
     mean_h = (h[:, None] + h[None, :]) / 2
     along = dist * agree / mean_w
@@ -141,7 +178,7 @@ def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -
     n = len(f.centers)
     if n < 2:
         return []
-    along, across, ok, agree, u = _pair_geometry(f, o)
+    along, across, ok, agree, u = _pair_geometry(np.asarray(quads, np.float64).reshape(-1, 4, 2), f, o)
     pitch = _photo_pitch(along, across, ok, agree)
     ok &= (along >= 1 - o.max_overlap) & (along <= pitch + o.max_gap) & (across <= o.max_offset)
     cost = np.abs(along - pitch) + across + 2 * (1 - agree)
@@ -149,25 +186,18 @@ def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -
     order = np.argsort(cost[ii, jj], kind="stable")
     straight = np.cos(np.deg2rad(60))  # a staggered tile bends the line through its centres a little
     ends: dict[int, list[np.ndarray]] = {}  # tile -> directions of its links, away from it
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    lines = Components(n)
     links = []
     for k in order:
         i, j = int(ii[k]), int(jj[k])
         di, dj = u[i, j], -u[i, j]
-        if any(len(ends.get(t, [])) >= 2 for t in (i, j)) or root(i) == root(j):
+        if any(len(ends.get(t, [])) >= 2 for t in (i, j)) or lines.root(i) == lines.root(j):
             continue
         if any(float(e @ di) > -straight for e in ends.get(i, [])) or any(float(e @ dj) > -straight for e in ends.get(j, [])):
             continue  # would bend the line at i or j
         ends.setdefault(i, []).append(di)
         ends.setdefault(j, []).append(dj)
-        parent[root(i)] = root(j)
+        lines.join(i, j)
         links.append((i, j))
     return sorted(links)
 
@@ -181,25 +211,14 @@ def group_lines(quads: np.ndarray, options: GeometryOptions | None = None) -> li
     then left to right, by their first tile; a lone tile is a set of one.
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    n = len(q)
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    lines = Components(len(q))
     for i, j in link_neighbours(q, options):
-        parent[root(i)] = root(j)
-    members: dict[int, list[int]] = {}
-    for i in range(n):
-        members.setdefault(root(i), []).append(i)
+        lines.join(i, j)
 
     f = tile_frames(q)
     claimed = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])  # each quad's own left-to-right, as the model read it
     sets = []
-    for tiles in members.values():
+    for tiles in lines.groups():
         axis = _line_axis(f.centers[tiles], claimed[tiles])
         tiles.sort(key=lambda t: float(f.centers[t] @ axis))
         sets.append(tiles)
@@ -260,4 +279,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "group_lines"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "group_lines"]

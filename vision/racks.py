@@ -14,7 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import tile_frames
+from vision.geometry import Components, tile_frames
 
 ROW_ANGLE = 12.0  # degrees between the x axes of two tiles in one rack row
 ROW_OFFSET = 0.35  # sideways misalignment of centres within a row, in tile heights
@@ -65,27 +65,16 @@ def _reading_axis(q: np.ndarray) -> np.ndarray:
 
 def _rows(f) -> list[list[int]]:
     """Tiles on one straight line, parallel, at any spacing up to ROW_REACH widths (union of close pairs)."""
-    n = len(f.centers)
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     d = f.centers[None, :, :] - f.centers[:, None, :]
     along = np.abs(np.einsum("ijk,ik->ij", d, f.x_axes)) / f.widths[:, None]
     across = np.abs(np.einsum("ijk,ik->ij", d, f.up_axes)) / f.heights[:, None]
     parallel = np.abs(f.x_axes @ f.x_axes.T) >= np.cos(np.deg2rad(ROW_ANGLE))
     size = np.maximum(f.heights[:, None], f.heights[None, :]) / np.maximum(np.minimum(f.heights[:, None], f.heights[None, :]), 1e-9)
     ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
+    rows = Components(len(f.centers))
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
-        parent[root(int(i))] = root(int(j))
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(root(i), []).append(i)
-    return list(groups.values())
+        rows.join(int(i), int(j))
+    return rows.groups()
 
 
 def _on_rack(row: list[int], f, scale: float, lab: np.ndarray, tiles_mask: np.ndarray, face: np.ndarray) -> bool:

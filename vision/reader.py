@@ -24,8 +24,11 @@ from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.colours import colour_warnings
-from vision.geometry import RACK, TABLE, GeometryOptions, find_groups
+from vision.geometry import RACK, TABLE, GeometryOptions, find_groups, tile_frames
 from vision.types import TileDetections
+
+
+WIDE_GAP = 0.15  # a gap this much wider (in tile widths) than a line's usual one may part two groups
 
 
 @dataclass(frozen=True)
@@ -183,31 +186,46 @@ class TableReader:
         return TableReading(read, sets, total, found, warnings)
 
     def _split(self, read: TileDetections, indices: list[int]) -> list[list[int]]:
-        """A line of touching sets cut where the rules say it is two valid sets and one invalid line.
+        """A line that is invalid as a whole, cut where the rules and the spacing say it is several groups.
 
-        Players push sets together; the gap cannot tell them apart, the rules
-        can: K1 K2 K3 R7 B7 O7 is invalid as one set and valid as two.  Only a
-        cut leaving both sides valid (3+ tiles each) is made, the one at the
-        widest gap when several would do.
+        Players push sets together and drop loose tiles next to them; the
+        spacing alone cannot always tell, the rules can: K1 K2 K3 R7 B7 O7 is
+        invalid as one line and two valid sets.  The cut kept is the one that
+        puts the most tiles in valid sets (then the fewest pieces).  Between two
+        valid sets a cut may fall anywhere; next to a piece that is not a valid
+        set it must fall at a gap clearly wider than the line's usual one.
         """
-        if len(indices) < 6:
-            return [indices]
+        n = len(indices)
         rules = self.options.rules
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
-        if analyse_set(tiles, rules).valid:
+        if n < 4 or analyse_set(tiles, rules).valid:
             return [indices]
-        centres = read.centers[indices]
-        cuts = []
-        for k in range(3, len(indices) - 2):
-            if analyse_set(tiles[:k], rules).valid:
-                rest = self._split(read, indices[k:])
-                if all(analyse_set([Tile.from_index(int(read.class_ids[i])) for i in part], rules).valid
-                       for part in rest):
-                    cuts.append((float(np.linalg.norm(centres[k] - centres[k - 1])), k, rest))
-        if not cuts:
+        f = tile_frames(read.quads[indices])
+        width = float(np.median(f.widths))
+        steps = np.linalg.norm(np.diff(f.centers, axis=0), axis=1) / max(width, 1e-9)
+        wide = steps > np.median(steps) + WIDE_GAP  # wide[k]: the gap before tile k + 1
+        valid = {(a, b): b - a >= 3 and analyse_set(tiles[a:b], rules).valid
+                 for a in range(n) for b in range(a + 1, n + 1)}
+        # best[b]: (tiles in valid sets, -pieces, cuts) over the first b tiles, last piece ending at b
+        best: dict[tuple[int, bool], tuple[int, int, list[int]]] = {(0, True): (0, 0, [])}
+        for b in range(1, n + 1):
+            for a in range(b):
+                ok = valid[(a, b)]
+                for prev_ok in (True, False):
+                    if (a, prev_ok) not in best:
+                        continue
+                    if a > 0 and not (ok and prev_ok) and not wide[a - 1]:
+                        continue
+                    score, pieces, cuts = best[(a, prev_ok)]
+                    cand = (score + (b - a if ok else 0), pieces - 1, cuts + [b])
+                    if (b, ok) not in best or cand[:2] > best[(b, ok)][:2]:
+                        best[(b, ok)] = cand
+        ends = [best[(n, ok)] for ok in (True, False) if (n, ok) in best]
+        score, _, cuts = max(ends, key=lambda c: c[:2])
+        if score == 0:
             return [indices]
-        _, k, rest = max(cuts)
-        return [indices[:k], *rest]
+        starts = [0] + cuts[:-1]
+        return [indices[a:b] for a, b in zip(starts, cuts)]
 
     def _judge(self, read: TileDetections, indices: list[int]) -> tuple[SetVerdict, SetVerdict | None, str, tuple]:
         """(verdict, verdict as read when its one doubtful tile was inferred else None, group, doubtful tiles)."""
