@@ -91,7 +91,6 @@ def run(args: argparse.Namespace) -> int:
 
     from rules.options import find_variant
     from vision.annotate import annotate
-    from vision.images import load_image
     from vision.reader import ReaderOptions, TableReader
 
     try:
@@ -120,8 +119,7 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for k, path in enumerate(args.images):
         try:
-            image = load_image(path)
-            reading = reader.read(image)
+            image, reading = reader.read_file(path)
         except ValueError as exc:
             print(f"rummikub-companion read: {exc}", file=sys.stderr)
             failed += 1

@@ -225,6 +225,15 @@ def group_lines(quads: np.ndarray, options: GeometryOptions | None = None) -> li
     return _reading_order(sets, f)
 
 
+def order_line(quads: np.ndarray, tiles: list[int]) -> list[int]:
+    """``tiles`` (indices into ``quads``) in the reading order of the line they form."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)[tiles]
+    claimed = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])
+    centres = q.mean(axis=1)
+    axis = _line_axis(centres, claimed)
+    return [tiles[k] for k in np.argsort(centres @ axis, kind="stable")]
+
+
 def _line_axis(centres: np.ndarray, claimed: np.ndarray) -> np.ndarray:
     """The direction a line of tiles reads in: along its centres, the way most tiles' numerals read."""
     if len(centres) < 2:
@@ -279,4 +288,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "group_lines"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "group_lines", "order_line"]

@@ -3,8 +3,10 @@
 A rack holds its tiles in one or two rows in front of a board: beside each row
 (in its gaps and past its ends) is the board, and farther above or below the
 row is the table.  A set on the table has the table all round it.  So a row
-is a rack row when the colour beside it (tiles left out) differs clearly from
-the colour well above or well below it, and the board beside it is even.
+is a rack row when the colour beside it (tiles left out: in its gaps or past
+either end) is even, unlike the tile faces, clearly darker than the open table
+well above or well below it.  Racks lighter than the table are not found (the
+classic racks are black, brown or navy).
 Rows on a rack may have wide gaps (players group their tiles), so a row
 here is every tile on one line at any spacing, not only tiles edge to edge.
 """
@@ -19,8 +21,10 @@ from vision.geometry import Components, tile_frames
 ROW_ANGLE = 12.0  # degrees between the x axes of two tiles in one rack row
 ROW_OFFSET = 0.35  # sideways misalignment of centres within a row, in tile heights
 ROW_REACH = 8.0  # farthest apart two neighbouring tiles of one row may stand, in tile widths
-CONTRAST = 60.0  # colour difference (Lab) between the board beside a row and the table beyond it
-EVEN = 20.0  # the board beside a row varies less than this (median absolute deviation, Lab)
+CONTRAST = 55.0  # colour difference (Lab) between the board beside a row and the table beyond it
+EVEN = 0.6  # at least this share of what is seen beside a row is within NEAR of its median colour
+NEAR = 30.0  # Lab distance of "the same colour" for EVEN
+DARKER = 25.0  # racks are darker than the table (Lab L): light shading across a table is not a rack
 NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not a tile's own side)
 UPRIGHT = 15.0  # degrees: a rack faces its owner, and the camera, so its rows stand level in the photo
 THUMB = 16.0  # tile height in the thumbnail the colours are measured on (pixels)
@@ -32,11 +36,12 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     if len(q) == 0:
         return []
     f = tile_frames(q)
-    scale = min(1.0, THUMB / max(float(np.median(f.heights)), 1.0))
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    step = max(1, int(float(np.median(f.heights)) / THUMB))
+    small = image[::step, ::step]  # every k-th pixel: medians need no smoothing
+    scale = 1.0 / step
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     tiles_mask = np.zeros(small.shape[:2], np.uint8)
-    cv2.fillPoly(tiles_mask, [np.round(_grown(x * scale, 1.15)).astype(np.int32) for x in q], 1)
+    cv2.fillPoly(tiles_mask, [np.round(_grown(x * scale, 1.3)).astype(np.int32) for x in q], 1)
     faces = np.zeros(small.shape[:2], np.uint8)
     cv2.fillPoly(faces, [np.round(_grown(x * scale, 0.7)).astype(np.int32) for x in q], 1)
     face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
@@ -87,36 +92,40 @@ def _on_rack(row: list[int], f, scale: float, lab: np.ndarray, tiles_mask: np.nd
     c = f.centers[row]
     w, h = float(np.median(f.widths[row])), float(np.median(f.heights[row]))
     t = c @ x
-    lo, hi = float(t.min()) - 1.2 * w, float(t.max()) + 1.2 * w
     mid = float(np.median(c @ up))
-    origin = np.zeros(2)
 
-    def band(a: float, b: float, free: float = 0.0) -> np.ndarray:
-        """Lab pixels of the strip between a and b tile heights above the row's centre line, tiles left
-        out; none when less than ``free`` of the strip is clear of tiles."""
+    def patch(a: float, b: float, lo: float, hi: float, free: float = 0.0) -> np.ndarray:
+        """Lab pixels between a and b tile heights above the row's centre line and lo..hi along it,
+        tiles left out; none when less than ``free`` of the patch is clear of tiles."""
         corners = np.array([x * lo + up * (mid + a * h), x * hi + up * (mid + a * h),
-                            x * hi + up * (mid + b * h), x * lo + up * (mid + b * h)]) + origin
+                            x * hi + up * (mid + b * h), x * lo + up * (mid + b * h)])
         mask = np.zeros(tiles_mask.shape, np.uint8)
         cv2.fillPoly(mask, [np.round(corners * scale).astype(np.int32)], 1)
         inside = mask > 0
         clear = inside & (tiles_mask == 0)
         return lab[clear] if clear.sum() >= free * max(inside.sum(), 1) else lab[:0, 0]
 
-    beside = band(-0.35, 0.35)
-    if len(beside) < 12:
-        return False
-    board = np.median(beside, axis=0)
-    if float(np.median(np.abs(beside - board).sum(axis=1))) > EVEN or float(np.linalg.norm(board - face)) < NOT_FACE:
-        return False
-    for a, b in ((1.3, 2.2), (-2.2, -1.3)):
-        beyond = band(a, b, free=0.6)  # the table beyond a rack is open and even, not more tiles
-        if len(beyond) < 12:
+    first, last = float(t.min()), float(t.max())
+    # the board shows in the row's gaps and past its ends (a full row may hide it all but one end)
+    boards = [patch(-0.3, 0.3, first - 1.2 * w, last + 1.2 * w), patch(-0.3, 0.3, last + 0.6 * w, last + 1.6 * w),
+              patch(-0.3, 0.3, first - 1.6 * w, first - 0.6 * w)]
+    tables = [patch(a, b, first - 1.2 * w, last + 1.2 * w, free=0.6) for a, b in ((1.3, 2.2), (-2.2, -1.3))]
+    tables = [(p, np.median(p, axis=0)) for p in tables if len(p) >= 12]
+    tables = [m for p, m in tables if _even(p, m)]  # the table beyond a rack is open and even, not more tiles
+    for beside in boards:
+        if len(beside) < 12:
             continue
-        table = np.median(beyond, axis=0)
-        if (float(np.median(np.abs(beyond - table).sum(axis=1))) <= EVEN
-                and float(np.linalg.norm(table - board)) > CONTRAST):
+        board = np.median(beside, axis=0)
+        if not _even(beside, board) or float(np.linalg.norm(board - face)) < NOT_FACE:
+            continue
+        if any(float(np.linalg.norm(table - board)) > CONTRAST and table[0] - board[0] > DARKER for table in tables):
             return True
     return False
+
+
+def _even(pixels: np.ndarray, colour: np.ndarray) -> bool:
+    """Most of these Lab pixels are near ``colour`` (a board or a table, not a jumble)."""
+    return float(np.mean(np.linalg.norm(pixels - colour, axis=1) < NEAR)) >= EVEN
 
 
 __all__ = ["rack_rows"]

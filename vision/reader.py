@@ -14,7 +14,7 @@ rack: never judged as melds, only totalled).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -24,11 +24,14 @@ from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.colours import colour_warnings
-from vision.geometry import RACK, TABLE, GeometryOptions, find_groups, tile_frames
+from vision.geometry import (RACK, TABLE, GeometryOptions, Group, find_groups, link_neighbours, order_line,
+                             tile_frames)
 from vision.types import TileDetections
 
 
+DECODE_SIDE = 1600  # large JPEGs are decoded reduced, never below this long side (4032 px -> 2016)
 WIDE_GAP = 0.15  # a gap this much wider (in tile widths) than a line's usual one may part two groups
+JOIN_GAP = 0.5  # lines this much farther apart than tiles of one set (tile widths) may still be one set
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,19 @@ class TableReader:
 
         return cls(TileModel.load(path, **model_options), options)
 
+    def read_file(self, path: str | Path) -> tuple[np.ndarray, TableReading]:
+        """(the photo, its reading) for a photo file: EXIF turn applied, a large JPEG decoded reduced.
+
+        A 12 MP JPEG is decoded at half size: still as large as the closest
+        look the detector ever takes (``vision.model.MAX_SIDE``), so no tile
+        the detector could find is lost, at a fraction of the decoding time.
+        ``vision.images.ImageError`` (a ValueError) names a file that cannot be read.
+        """
+        from vision.images import load_image
+
+        image = load_image(path, max_side=DECODE_SIDE)
+        return image, self.read(image)
+
     def read(self, image_bgr: np.ndarray) -> TableReading:
         if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or not image_bgr.size:
             raise ValueError("expected a BGR colour image (H, W, 3)")
@@ -167,7 +183,7 @@ class TableReader:
         table and the photo's colours be checked; without it every group is a table set.
         """
         o = self.options
-        groups = find_groups(detections.quads, o.geometry, image)
+        groups = self._join(detections, find_groups(detections.quads, o.geometry, image))
         order = [i for g in groups for i in g.tiles]
         found = detections[np.array(order, dtype=np.int64)] if order else TileDetections.empty()
         read = TileDetections(found.quads.copy(), found.class_ids.copy(), found.scores.copy(), found.inferred.copy())
@@ -185,15 +201,43 @@ class TableReader:
         warnings = colour_warnings(image, read.quads) if image is not None else []
         return TableReading(read, sets, total, found, warnings)
 
+    def _join(self, detections: TileDetections, groups: list[Group]) -> list[Group]:
+        """Two table lines lying end to end a little farther apart than a set's tiles, valid together
+        while one of them alone is not, are one set laid carelessly (R5 R6 _ R7 R8 with a wide gap)."""
+        o = self.options
+        table = [g for g in groups if g.kind == TABLE and g.tiles]
+        if len(table) < 2:
+            return groups
+        looser = replace(o.geometry, max_gap=o.geometry.max_gap + JOIN_GAP)
+        line_of = {t: k for k, g in enumerate(table) for t in g.tiles}
+        ends = {t for g in table for t in (g.tiles[0], g.tiles[-1])}
+        lines = [list(g.tiles) for g in table]
+
+        def valid(tiles: list[int]) -> bool:
+            return analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules).valid
+
+        for i, j in link_neighbours(detections.quads, looser):
+            a, b = line_of.get(i), line_of.get(j)
+            if a is None or b is None or a == b or i not in ends or j not in ends or not lines[a] or not lines[b]:
+                continue
+            both = order_line(detections.quads, lines[a] + lines[b])
+            if valid(both) and not (valid(lines[a]) and valid(lines[b])):
+                lines[a], lines[b] = both, []
+                for t in both:
+                    line_of[t] = a
+        joined = [Group(TABLE, line) for line in lines if line]
+        return [g for g in groups if g.kind != TABLE] + joined
+
     def _split(self, read: TileDetections, indices: list[int]) -> list[list[int]]:
         """A line that is invalid as a whole, cut where the rules and the spacing say it is several groups.
 
         Players push sets together and drop loose tiles next to them; the
         spacing alone cannot always tell, the rules can: K1 K2 K3 R7 B7 O7 is
         invalid as one line and two valid sets.  The cut kept is the one that
-        puts the most tiles in valid sets (then the fewest pieces).  Between two
-        valid sets a cut may fall anywhere; next to a piece that is not a valid
-        set it must fall at a gap clearly wider than the line's usual one.
+        puts the most tiles in valid sets (then the fewest pieces).  Next to a
+        valid set a cut may fall anywhere (what is left over is still shown
+        invalid, so no invalid tile is hidden); between two pieces that are
+        not valid sets it must fall at a gap clearly wider than the line's usual one.
         """
         n = len(indices)
         rules = self.options.rules
@@ -214,7 +258,7 @@ class TableReader:
                 for prev_ok in (True, False):
                     if (a, prev_ok) not in best:
                         continue
-                    if a > 0 and not (ok and prev_ok) and not wide[a - 1]:
+                    if a > 0 and not (ok or prev_ok) and not wide[a - 1]:
                         continue
                     score, pieces, cuts = best[(a, prev_ok)]
                     cand = (score + (b - a if ok else 0), pieces - 1, cuts + [b])
