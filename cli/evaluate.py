@@ -55,8 +55,9 @@ def write_confusion(path: str, result) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.datasets import load_folder, split_holdout
+    from rules.options import find_variant
     from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
-    from vision.reader import TableReader
+    from vision.reader import ReaderOptions, TableReader
 
     folders = []
     for folder in args.folders:
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
             items = [item for item in items if item.groups is not None]
         folders.append((folder, items))
     try:
-        reader = TableReader.from_model_dir(args.model)
+        # the labelled photos are tables of the standard box, judged as Sabra sets
+        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")))
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

@@ -103,13 +103,12 @@ class SetCounts:
         return out
 
 
-def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]],
-                 rules: RuleOptions | None = None) -> SetCounts:
-    """Set-level counts of a reading against the photo's set labels (empty counts without labels)."""
+def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rules: RuleOptions) -> SetCounts:
+    """Set-level counts of a reading against the photo's set labels (empty counts without labels),
+    the labelled sets judged under ``rules``."""
     c = SetCounts()
     if item.groups is None:
         return c
-    rules = rules or RuleOptions()
     pred_of = {j: i for i, j in pairs}
     group_of, position = {}, {}
     for k, s in enumerate(reading.sets):
@@ -323,11 +322,10 @@ def score_photo(reader, item: LabelledImage, iou: float = 0.5) -> PhotoScore:
     start = time.perf_counter()
     reading = reader.read(image)
     ms = (time.perf_counter() - start) * 1000
-    return score_reading(reading, item, ms, iou, getattr(getattr(reader, "options", None), "rules", None))
+    return score_reading(reading, item, reader.options.rules, ms, iou)
 
 
-def score_reading(reading, item: LabelledImage, ms: float = 0.0, iou: float = 0.5,
-                  rules: RuleOptions | None = None) -> PhotoScore:
+def score_reading(reading, item: LabelledImage, rules: RuleOptions, ms: float = 0.0, iou: float = 0.5) -> PhotoScore:
     """Count what a reading of a labelled photo found and read right, tiles and sets."""
     d = reading.detections
     pairs = match_tiles(d.quads, item.quads, iou)

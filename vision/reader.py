@@ -38,7 +38,7 @@ JOIN_GAP = 0.5  # lines this much farther apart than tiles of one set (tile widt
 class ReaderOptions:
     """Rules to judge sets by, when the rules may suggest a tile, and how sets are found."""
 
-    rules: RuleOptions = field(default_factory=RuleOptions)
+    rules: RuleOptions  # the rules in force: sets are judged and tiles inferred under them
     infer_below: float = 0.4  # a tile read with a lower score may be inferred from its set
     unsure_below: float = 0.5  # an invalid set is unsure when a tile read below this could make it valid
     geometry: GeometryOptions = field(default_factory=GeometryOptions)
@@ -146,12 +146,14 @@ class TableReading:
 class TableReader:
     """Reads photos of the table with one loaded model (load once, read many)."""
 
-    def __init__(self, model, options: ReaderOptions | None = None):
+    def __init__(self, model, options: ReaderOptions):
+        if not isinstance(options, ReaderOptions):
+            raise TypeError(f"TableReader needs ReaderOptions naming the rules in force, not {options!r}")
         self.model = model
-        self.options = options or ReaderOptions()
+        self.options = options
 
     @classmethod
-    def from_model_dir(cls, path: str | Path | None = None, options: ReaderOptions | None = None,
+    def from_model_dir(cls, path: str | Path | None, options: ReaderOptions,
                        **model_options) -> "TableReader":
         """``model_options`` go to :class:`vision.model.TileModel` (threads, second_look, ...)."""
         from vision.model import TileModel  # onnxruntime is loaded only when a model is
@@ -307,7 +309,7 @@ def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
     def closeness(t: Tile) -> tuple[int, int, int]:
         shared = (not t.is_joker and not as_read.is_joker
                   and (t.color == as_read.color) + (t.number == as_read.number))
-        in_order = any(judge(t).laid)
+        in_order = any(rank < 2 for rank in judge(t).ranks)  # 2: not as laid
         return (int(shared), int(in_order), 0 if t.is_joker else 1)
 
     ranked = sorted(candidates, key=closeness, reverse=True)

@@ -24,7 +24,7 @@ from typing import Callable
 from rules.options import OPTION_DOCS, RuleOptions, find_variant
 from rules.scoring import ScoreSheet, score_hand
 from rules.solver import solve, suggest_rearrangement
-from rules.tiles import STANDARD, XP, NotationError, Tile, format_table, format_tiles, parse_table, parse_tiles
+from rules.tiles import NotationError, Tile, format_table, format_tiles, parse_table, parse_tiles
 from rules.turns import validate_turn
 
 SABRA_FLOW = ("play",)
@@ -54,16 +54,16 @@ def _saved_options(d: dict) -> RuleOptions:
 
 
 def _flow(options: RuleOptions) -> tuple[str, ...]:
-    return SABRA_FLOW if options.game == "sabra" else DRAW_DISCARD_FLOW
+    return DRAW_DISCARD_FLOW if options.flow.draw_then_discard else SABRA_FLOW
 
 
 def player_limits(options: RuleOptions) -> tuple[int, int]:
     """2-4 players with the standard box, 5-6 only with the XP set (seed 004 contents)."""
-    return (2, 6) if options.tile_set == "xp" else (2, 4)
+    return options.box.players
 
 
 def box_size(options: RuleOptions) -> int:
-    return (XP if options.tile_set == "xp" else STANDARD).size
+    return options.box.size
 
 
 class GameSession:
@@ -156,7 +156,7 @@ class GameSession:
             trump_tile = None
             if trump:
                 trump_tile = Tile.parse(trump)
-            self._sheet = ScoreSheet(names, opts.scoring, opts)
+            self._sheet = ScoreSheet(names, opts)
             self.state = {
                 "status": "playing",
                 "players": [
@@ -185,9 +185,9 @@ class GameSession:
         pool = box_size(self.options) - RACK_SIZE * len(players)
         for p in players:
             p.update(has_melded=False, rack_count=RACK_SIZE, last_discard=None, rack=None)
-        if self.options.game in ("american", "international"):
+        if self.options.flow.trump:
             pool -= 1  # the face-up trump tile
-        if self.options.game == "international":
+        if self.options.flow.starter_extra_tile:
             players[self.state["starter"]]["rack_count"] += 1  # the odd 15th tile
             pool -= 1
         self.state["pool"] = max(pool, 0)
@@ -195,7 +195,7 @@ class GameSession:
     def _start_turn(self, seat: int, table: list[list[Tile]], picture: bytes | None, number: int) -> None:
         flow = _flow(self.options)
         phase = flow[0]
-        if self.options.game == "international" and number == 1:
+        if self.options.flow.starter_extra_tile and number == 1:
             phase = "meld"  # the starting player holds 15 tiles and does not draw first
         self.state["turn"] = {
             "number": number,
@@ -280,7 +280,8 @@ class GameSession:
                 return {"legal": True, "changed": False, "placed": [], "problems": [],
                         "summary": "table unchanged"}
             verdict = validate_turn(
-                before, table, self._rack_for(seat, added), has_melded=player["has_melded"], options=self.options
+                before, table, self._rack_for(seat, added), has_melded=player["has_melded"], options=self.options,
+                rack_is_whole=bool(player.get("rack")),  # else only the tiles that appeared are known
             )
             placed = [t.code for t in verdict.placed] if verdict.placed is not None else [t.code for t in added]
             problems = list(verdict.problems)
@@ -381,7 +382,7 @@ class GameSession:
                 self._draw(player, 1)
             elif source == "discard":
                 prev = state["players"][self._previous_seat(turn["player"])]
-                if self.options.game == "american" and turn["number"] <= len(state["players"]):
+                if turn["number"] <= len(state["players"]) * (self.options.flow.discard_from_turn - 1):
                     # seed 004 (American): "From your next turn onwards, you may take the tile just discarded"
                     raise SessionError("the previous discard can be taken from your second turn on")
                 if not prev["last_discard"]:
