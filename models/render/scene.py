@@ -219,6 +219,8 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
         height = _log_uniform(rng, 30, min(130, 0.9 * W / (style.aspect * 11)))
     elif kind == "scatter":
         height = _log_uniform(rng, 28, 0.3 * short)
+    elif kind == "messy":  # late in a game: dozens of sets, so smaller tiles
+        height = _log_uniform(rng, 24, max(30.0, 0.09 * short))
     elif rng.random() < 0.2:  # small and far away
         height = _log_uniform(rng, 20, 50)
     else:
