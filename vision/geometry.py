@@ -99,6 +99,7 @@ def tile_frames(quads: np.ndarray) -> TileFrame:
 
 
 PORTRAIT = 1.18  # a quad at least this much taller than wide shows which way its tile lies
+SECOND = 20.0  # degrees: how much worse than max_angle the second outline of a pair may agree
 CROWDED = 0.85  # centres closer than this share of the outlines' mean extent between them: outlines overlap
 
 
@@ -128,8 +129,12 @@ def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
     inf_i, inf_j = informative[:, None], informative[None, :]
     limit = np.cos(np.deg2rad(o.max_angle))
     # an informative tile must agree; at least one tile must say so unless neither can
-    agrees = ((~inf_i | (agree_i >= limit)) & (~inf_j | (agree_j >= limit)))
-    agree = np.where(inf_i & inf_j, np.minimum(agree_i, agree_j),
+    # one outline may be off by up to SECOND degrees more when the other agrees well (small tiles
+    # are often outlined square to the photo whatever their turn)
+    second = np.cos(np.deg2rad(o.max_angle + SECOND))
+    agrees = ((~inf_i | (agree_i >= second)) & (~inf_j | (agree_j >= second))
+              & ((~inf_i | (agree_i >= limit)) | (~inf_j | (agree_j >= limit)) | ~(inf_i | inf_j)))
+    agree = np.where(inf_i & inf_j, np.maximum(agree_i, agree_j),
                      np.where(inf_i, agree_i, np.where(inf_j, agree_j, np.maximum(agree_i, agree_j))))
     proj = np.einsum("ick,ijk->ijc", q, u)  # corners of i on the direction from i to j
     extent = proj.max(axis=2) - proj.min(axis=2)
