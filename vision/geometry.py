@@ -99,8 +99,9 @@ def tile_frames(quads: np.ndarray) -> TileFrame:
 
 
 PORTRAIT = 1.18  # a quad at least this much taller than wide shows which way its tile lies
-SECOND = 20.0  # degrees: how much worse than max_angle the second outline of a pair may agree
-CROWDED = 0.85  # centres closer than this share of the outlines' mean extent between them: outlines overlap
+PAIR_GAP = 0.3  # tile widths of table between two tiles that lie alone: they are loose tiles, not a pair
+SECOND = 20.0  # degrees: how much worse than max_angle an outline square to the photo may agree
+CROWDED = 0.75  # centres closer than this share of the outlines' mean extent between them: outlines overlap
 
 
 def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
@@ -129,10 +130,12 @@ def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
     inf_i, inf_j = informative[:, None], informative[None, :]
     limit = np.cos(np.deg2rad(o.max_angle))
     # an informative tile must agree; at least one tile must say so unless neither can
-    # one outline may be off by up to SECOND degrees more when the other agrees well (small tiles
-    # are often outlined square to the photo whatever their turn)
+    # an outline square to the photo may be off by up to SECOND degrees more when the other tile
+    # agrees: small tiles are often outlined square to the photo whatever their turn
     second = np.cos(np.deg2rad(o.max_angle + SECOND))
-    agrees = ((~inf_i | (agree_i >= second)) & (~inf_j | (agree_j >= second))
+    snapped = np.abs(f.x_axes).max(axis=1) >= np.cos(np.deg2rad(2.0))
+    lax_i, lax_j = np.where(snapped[:, None], second, limit), np.where(snapped[None, :], second, limit)
+    agrees = ((~inf_i | (agree_i >= lax_i)) & (~inf_j | (agree_j >= lax_j))
               & ((~inf_i | (agree_i >= limit)) | (~inf_j | (agree_j >= limit)) | ~(inf_i | inf_j)))
     agree = np.where(inf_i & inf_j, np.maximum(agree_i, agree_j),
                      np.where(inf_i, agree_i, np.where(inf_j, agree_j, np.maximum(agree_i, agree_j))))
@@ -224,10 +227,25 @@ def group_lines(quads: np.ndarray, options: GeometryOptions | None = None) -> li
     claimed = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])  # each quad's own left-to-right, as the model read it
     sets = []
     for tiles in lines.groups():
+        if len(tiles) == 2 and _apart(f, *tiles):
+            sets += [[tiles[0]], [tiles[1]]]
+            continue
         axis = _line_axis(f.centers[tiles], claimed[tiles])
         tiles.sort(key=lambda t: float(f.centers[t] @ axis))
         sets.append(tiles)
     return _reading_order(sets, f)
+
+
+def _apart(f: TileFrame, i: int, j: int) -> bool:
+    """Two tiles alone, with a clear gap between them: two loose tiles, not a set begun.
+
+    Inside a longer line a gap is bridged by the tiles around it; a lone pair
+    with table showing between them is how loose tiles lie on a scattered table.
+    """
+    size = np.sqrt(f.widths[[i, j]] * f.heights[[i, j]])
+    d = float(np.linalg.norm(f.centers[j] - f.centers[i]))
+    width = float(size.mean()) * 0.866  # the width of a face of that area (tiles are about 3:4)
+    return d - width > PAIR_GAP * width
 
 
 def order_line(quads: np.ndarray, tiles: list[int]) -> list[int]:
