@@ -102,3 +102,12 @@ def test_very_dark_and_heavily_tinted_photos_warn(spoil, word):
     quads = np.array(json.loads((ROOT / "sample_images" / "expected.json").read_text())["valid_table.jpg"]["quads"])
     assert colour_warnings(image, quads) == []
     assert any(word in w for w in colour_warnings(spoil(image.astype(np.float32)), quads))
+
+
+def test_a_12_mp_phone_photo_is_decoded_at_half_size_and_reads_like_the_small_one(reader, tmp_path):
+    small = cv2.imread(str(SAMPLE))
+    path = tmp_path / "phone.jpg"
+    cv2.imwrite(str(path), cv2.resize(small, (4032, 3024), interpolation=cv2.INTER_CUBIC), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    image, reading = reader.read_file(path)
+    assert image.shape[:2] == (1512, 2016)
+    assert sorted(reading.detections.codes) == sorted(reader.read(small).detections.codes)
