@@ -178,3 +178,20 @@ def test_rendered_scenes_carry_the_sets_they_were_laid_in(tmp_path):
     for item in messy + racks:
         used = [t for g in item.groups for t in g.tiles]
         assert len(used) == len(set(used)) and all(0 <= t < len(item.quads) for t in used)
+
+
+def test_the_drawing_frames_rack_rows_and_unsure_sets_in_their_own_colours():
+    from vision.annotate import RACK, UNSURE, annotate
+
+    drawn, _ = rack_and_table(1)
+    det = TileDetections(drawn.quads, drawn.indices, np.full(len(drawn.indices), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(drawn.image)
+    out = annotate(drawn.image, reading)
+    assert np.all(out == np.array(RACK, np.uint8), axis=2).sum() > 200
+
+    tiles = parse_tiles("R4 R5 K9 R7")
+    quads = [[[40 + 48 * k, 100], [85 + 48 * k, 100], [85 + 48 * k, 160], [40 + 48 * k, 160]] for k in range(4)]
+    det = TileDetections(np.array(quads), [t.index for t in tiles], [0.99, 0.99, 0.45, 0.99])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
+    out = annotate(np.full((300, 300, 3), 90, np.uint8), reading)
+    assert np.all(out == np.array(UNSURE, np.uint8), axis=2).sum() > 100

@@ -39,9 +39,9 @@ def annotate(image: np.ndarray, reading: TableReading) -> np.ndarray:
     (unit_w, _), _ = cv2.getTextSize("R13", FONT, 1.0, thick)
     font_scale = max(0.3, 0.85 * tile_w / unit_w)
 
-    doubtful = {i for s in reading.sets for i in s.doubtful}
+    doubtful = {i for s in reading.sets for i in getattr(s, "doubtful", ())}
     for s in reading.sets:
-        colour = COLOURS[s.status]
+        colour = COLOURS[_status(s)]
         pts = d.quads[s.indices].reshape(-1, 2)
         hull = cv2.convexHull(pts.astype(np.float32))
         pad = tile_h * 0.12
@@ -65,12 +65,18 @@ def annotate(image: np.ndarray, reading: TableReading) -> np.ndarray:
     return out
 
 
+def _status(s) -> str:
+    """The set's status; a set reading kept from before racks and unsure sets is valid or invalid."""
+    return getattr(s, "status", "valid" if s.valid else "invalid")
+
+
 def _set_label(s) -> str:
-    if s.status == "valid":
+    status = _status(s)
+    if status == "valid":
         return f"{s.kind or 'set'} {s.value}"
-    if s.status == "rack":
+    if status == "rack":
         return f"rack {s.value}"
-    return s.status
+    return status
 
 
 def _text(image, text, origin, scale, colour, thick, centred=False) -> None:

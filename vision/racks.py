@@ -26,7 +26,7 @@ EVEN = 0.6  # at least this share of what is seen beside a row is within NEAR of
 NEAR = 30.0  # Lab distance of "the same colour" for EVEN
 DARKER = 25.0  # racks are darker than the table (Lab L): light shading across a table is not a rack
 NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not a tile's own side)
-UPRIGHT = 15.0  # degrees: a rack faces its owner, and the camera, so its rows stand level in the photo
+UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its owner's side or the other
 THUMB = 16.0  # tile height in the thumbnail the colours are measured on (pixels)
 
 
@@ -46,14 +46,23 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     cv2.fillPoly(faces, [np.round(_grown(x * scale, 0.7)).astype(np.int32) for x in q], 1)
     face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
     level = np.cos(np.deg2rad(UPRIGHT))
-    rows = []
-    for row in _rows(f):
-        axis = _reading_axis(q[row])
-        if axis[0] < level:  # not level and upright in the photo: tiles lying on the table
-            continue
-        if _on_rack(row, f, scale, lab, tiles_mask, face):
-            rows.append(sorted(row, key=lambda t: float(f.centers[t] @ axis)))
-    return rows
+    candidates = [row for row in _rows(f) if abs(_reading_axis(q[row])[0]) >= level]  # level: racks stand so
+    found = [row for row in candidates if _on_rack(row, f, scale, lab, tiles_mask, face)]
+    # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
+    found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
+    return [sorted(row, key=lambda t: float(f.centers[t] @ _reading_axis(q[row]))) for row in found]
+
+
+def _same_rack(row: list[int], other: list[int], f) -> bool:
+    """``row`` is the second row of the rack that holds ``other``."""
+    x = f.x_axes[other].mean(axis=0)
+    x /= max(np.linalg.norm(x), 1e-9)
+    up = np.array([x[1], -x[0]])
+    h, w = float(np.median(f.heights[other])), float(np.median(f.widths[other]))
+    step = abs(float(np.median(f.centers[row] @ up) - np.median(f.centers[other] @ up))) / h
+    a, b = f.centers[row] @ x, f.centers[other] @ x
+    overlap = min(a.max(), b.max()) - max(a.min(), b.min()) > -2 * w
+    return bool(0.9 <= step <= 1.8 and overlap and abs(float(np.median(f.heights[row])) / h - 1) < 0.25)
 
 
 def _grown(quad: np.ndarray, factor: float) -> np.ndarray:
