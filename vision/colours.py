@@ -43,7 +43,7 @@ def colour_warnings(image: np.ndarray, quads: np.ndarray | None = None) -> list[
     return warnings
 
 
-def _thumbnail(image: np.ndarray, side: int = 320) -> np.ndarray:
+def _thumbnail(image: np.ndarray, side: int = 160) -> np.ndarray:
     """Every k-th pixel (medians and percentiles need no smoothing; this costs nothing)."""
     step = max(1, max(image.shape[:2]) // side)
     return image[::step, ::step]

@@ -27,7 +27,7 @@ NEAR = 30.0  # Lab distance of "the same colour" for EVEN
 DARKER = 25.0  # racks are darker than the table (Lab L): light shading across a table is not a rack
 NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not a tile's own side)
 UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its owner's side or the other
-THUMB = 16.0  # tile height in the thumbnail the colours are measured on (pixels)
+THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
 
 
 def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
@@ -108,11 +108,17 @@ def _on_rack(row: list[int], f, scale: float, lab: np.ndarray, tiles_mask: np.nd
         tiles left out; none when less than ``free`` of the patch is clear of tiles."""
         corners = np.array([x * lo + up * (mid + a * h), x * hi + up * (mid + a * h),
                             x * hi + up * (mid + b * h), x * lo + up * (mid + b * h)])
-        mask = np.zeros(tiles_mask.shape, np.uint8)
-        cv2.fillPoly(mask, [np.round(corners * scale).astype(np.int32)], 1)
+        pts = np.round(corners * scale).astype(np.int32)
+        H, W = tiles_mask.shape
+        x0, y0 = np.clip(pts.min(axis=0), 0, (W, H))
+        x1, y1 = np.clip(pts.max(axis=0) + 1, 0, (W, H))
+        if x1 <= x0 or y1 <= y0:
+            return lab[:0, 0]
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)  # only the patch's own box of the thumbnail
+        cv2.fillPoly(mask, [pts - (x0, y0)], 1)
         inside = mask > 0
-        clear = inside & (tiles_mask == 0)
-        return lab[clear] if clear.sum() >= free * max(inside.sum(), 1) else lab[:0, 0]
+        clear = inside & (tiles_mask[y0:y1, x0:x1] == 0)
+        return lab[y0:y1, x0:x1][clear] if clear.sum() >= free * max(inside.sum(), 1) else lab[:0, 0]
 
     first, last = float(t.min()), float(t.max())
     # the board shows in the row's gaps and past its ends (a full row may hide it all but one end)
