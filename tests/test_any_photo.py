@@ -111,3 +111,14 @@ def test_a_12_mp_phone_photo_is_decoded_at_half_size_and_reads_like_the_small_on
     image, reading = reader.read_file(path)
     assert image.shape[:2] == (1512, 2016)
     assert sorted(reading.detections.codes) == sorted(reader.read(small).detections.codes)
+
+
+@pytest.mark.parametrize("codes", [["R5", "R6", "R7"], ["K9", "B9", "O9", "R9"], ["B3", "B4"]])
+def test_a_close_up_of_a_few_tiles_filling_the_photo_reads_them_in_order(reader, codes):
+    h = 500
+    faces = [render_tile(EDITIONS["classic"], Tile.parse(c).index, h) for c in codes]
+    gap = np.full((h, 12, 3), 60, np.uint8)
+    row = np.hstack([x for f in faces for x in (f, gap)][:-1])
+    photo = cv2.copyMakeBorder(row, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 90, 130))
+    reading = reader.read(photo)
+    assert [" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets] == [" ".join(codes)]

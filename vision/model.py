@@ -21,7 +21,7 @@ SMALL_TILE = 26  # px tall at the detector's scale: below this a big photo is lo
 MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
 SURE = 0.9  # below this confidence a crop is read a second time, turned half a turn
 CLOSE_UP = 0.3  # a photo with no tile found is looked at again this small (share of the detector's side)
-FEW = 2  # at most this many tiles found: the photo may be a close-up the first look missed or cut short
+FEW = 4  # at most this many tiles found: the photo may be a close-up the first look missed or misread
 LARGE = 0.25  # a tile at least this share of the photo's short side tall
 
 
