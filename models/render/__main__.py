@@ -18,9 +18,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.render.scene import KINDS, SIZES, render_drawn
+from models.render.scene import EXTRA_KINDS, KINDS, SIZES, render_drawn
 
-KINDS_CHOICES = sorted(set(KINDS))
+KINDS_CHOICES = sorted(set(KINDS) | set(EXTRA_KINDS))
 from rules.tiles import Tile
 
 
