@@ -122,3 +122,17 @@ def test_a_close_up_of_a_few_tiles_filling_the_photo_reads_them_in_order(reader,
     photo = cv2.copyMakeBorder(row, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 90, 130))
     reading = reader.read(photo)
     assert [" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets] == [" ".join(codes)]
+
+
+def test_tiles_about_24_px_tall_in_a_1000x750_photo_are_found_and_read(reader):
+    expected = json.loads((ROOT / "sample_images" / "expected.json").read_text())["valid_table.jpg"]
+    image = cv2.imread(str(SAMPLE))
+    quads = np.array(expected["quads"])
+    f = 24 / float(np.median(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)))
+    small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    photo = np.full((750, 1000, 3), np.median(image.reshape(-1, 3), axis=0), np.uint8)
+    photo[200:200 + small.shape[0], 300:300 + small.shape[1]] = small
+    reading = reader.read(photo)
+    assert sorted(reading.detections.codes) == sorted(expected["tiles"])
+    assert sorted(" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets) == sorted(
+        map(" ".join, expected["sets"]))

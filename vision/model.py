@@ -19,6 +19,7 @@ from vision.types import TileDetections
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
 SMALL_TILE = 26  # px tall at the detector's scale: below this a big photo is looked at closer
 MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
+ENLARGE = 2.0  # a photo whose tiles are tiny is looked at again enlarged up to this much
 SURE = 0.9  # below this confidence a crop is read a second time, turned half a turn
 CLOSE_UP = 0.3  # a photo with no tile found is looked at again this small (share of the detector's side)
 FEW = 4  # at most this many tiles found: the photo may be a close-up the first look missed or misread
@@ -82,17 +83,22 @@ class TileModel:
         """Tile outlines (N, 4, 2) in image pixels, upright-or-upside-down, and their detection scores.
 
         The photo is seen with its long side at ``base_side``; when that leaves
-        the tiles of a big photo tiny, it is looked at again closer up.
+        its tiles tiny (or shows none), it is looked at again closer up: a big
+        photo at up to its own size, a small one enlarged up to ENLARGE times
+        (tiles about 20 px tall in a 1000x750 photo come out too small for the
+        detector at ``base_side``).
         """
         quads, scores = self._outlines_at(image, self.base_side)
         long_side = max(image.shape[:2])
-        if long_side > 1.5 * self.base_side:
-            heights = np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) * self.base_side / long_side
-            if not len(heights) or np.median(heights) < SMALL_TILE:
-                zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
-                side = int(min(long_side, MAX_SIDE, self.base_side * zoom))
-                if side > self.base_side:
-                    quads, scores = self._outlines_at(image, side)
+        heights = np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) * self.base_side / long_side
+        if not len(heights) or np.median(heights) < SMALL_TILE:
+            zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
+            limit = long_side if long_side > 1.5 * self.base_side else ENLARGE * long_side
+            side = int(min(limit, MAX_SIDE, self.base_side * zoom))
+            if side > 1.2 * self.base_side:
+                closer, closer_scores = self._outlines_at(image, side)
+                if len(closer) > len(quads):
+                    quads, scores = closer, closer_scores
         return quads, scores
 
     def _outlines_at(self, image: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -153,6 +159,16 @@ class TileModel:
         found = self._read_outlines(image, quads, det_scores) if len(quads) else TileDetections.empty()
         if len(found) > FEW:
             return found
+        if len(quads) >= 3 and len(found) < len(quads) / 2:
+            # outlines found but mostly not readable: tiles too small to read at this scale
+            side = int(min(MAX_SIDE, ENLARGE * max(image.shape[:2])))
+            if side > 1.2 * self.base_side:
+                closer, closer_scores = self._outlines_at(image, side)
+                again = self._read_outlines(image, closer, closer_scores) if len(closer) else found
+                if len(again) > len(found):
+                    found = again
+                    if len(found) > FEW:
+                        return found
         close = self._detect_close_up(image)
         big = close[_heights(close) >= LARGE * min(image.shape[:2])] if len(close) else close
         if not len(big):
