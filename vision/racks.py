@@ -36,6 +36,10 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     if len(q) == 0:
         return []
     f = tile_frames(q)
+    level = np.cos(np.deg2rad(UPRIGHT))
+    candidates = [row for row in _rows(f) if abs(_reading_axis(q[row])[0]) >= level]  # level: racks stand so
+    if not candidates:
+        return []
     step = max(1, int(float(np.median(f.heights)) / THUMB))
     small = image[::step, ::step]  # every k-th pixel: medians need no smoothing
     scale = 1.0 / step
@@ -45,8 +49,6 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     faces = np.zeros(small.shape[:2], np.uint8)
     cv2.fillPoly(faces, [np.round(_grown(x * scale, 0.7)).astype(np.int32) for x in q], 1)
     face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
-    level = np.cos(np.deg2rad(UPRIGHT))
-    candidates = [row for row in _rows(f) if abs(_reading_axis(q[row])[0]) >= level]  # level: racks stand so
     found = [row for row in candidates if _on_rack(row, f, scale, lab, tiles_mask, face)]
     # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
     found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
