@@ -13,7 +13,8 @@ scored as players see them, through the tile matching:
 - a *false alarm* is a valid labelled set not shown valid: split, merged into
   an invalid line, judged invalid (an *unsure* set, its verdict hanging on a
   doubtful tile, is counted apart, not as a false alarm);
-- a *miss* is an invalid labelled set shown valid;
+- a *miss* is an invalid labelled set shown valid (one shown unsure is
+  counted apart too);
 - a rack row is read exactly when one rack row holds its tiles in its order,
   and a photo's *rack total* is right when the reading's total of the tiles on
   racks equals the labelled one;
@@ -74,7 +75,7 @@ def match_tiles(pred: np.ndarray, truth: np.ndarray, threshold: float = 0.5) -> 
     return out
 
 
-SET_FIELDS = ("sets", "sets_exact", "valid_sets", "false_alarms", "unsure", "invalid_sets", "misses",
+SET_FIELDS = ("sets", "sets_exact", "valid_sets", "false_alarms", "unsure", "invalid_sets", "misses", "invalid_unsure",
               "rack_rows", "rack_rows_exact", "rack_photos", "rack_totals_right", "loose", "loose_right")
 
 
@@ -89,6 +90,7 @@ class SetCounts:
     unsure: int = 0
     invalid_sets: int = 0
     misses: int = 0
+    invalid_unsure: int = 0  # invalid sets shown unsure (not flagged invalid, not passed as valid)
     rack_rows: int = 0
     rack_rows_exact: int = 0
     rack_photos: int = 0
@@ -152,6 +154,7 @@ def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rul
         else:
             c.invalid_sets += 1
             c.misses += shown_valid
+            c.invalid_unsure += found is not None and found.unsure
         if not exact or (valid and not shown_valid) or (not valid and shown_valid):
             c.problems.append(f"{name}: {'valid' if valid else 'invalid'} set {_codes(item, tiles)} read as "
                               f"{_shown(reading, codes, found, tiles, pred_of, group_of)}")
@@ -294,6 +297,7 @@ class Evaluation:
             "valid_sets": g.valid_sets, "false_alarms": g.false_alarms,
             "false_alarm_rate": round(g.false_alarms / g.valid_sets, 4) if g.valid_sets else 0.0,
             "unsure": g.unsure, "invalid_sets": g.invalid_sets, "misses": g.misses,
+            "invalid_unsure": g.invalid_unsure,
             "rack_rows": g.rack_rows, "rack_rows_exact": g.rack_rows_exact,
             "rack_photos": g.rack_photos, "rack_totals_right": g.rack_totals_right,
             "loose": g.loose, "loose_right": g.loose_right,
