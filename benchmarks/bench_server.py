@@ -38,6 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 JSON = {"Content-Type": "application/json"}
+STARTED: list["Server"] = []
 
 
 def free_port() -> int:
@@ -60,6 +61,7 @@ class Server:
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> "Server":
+        STARTED.append(self)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "cli", "serve", "--host", HOST, "--port", str(self.port),
              "--db", str(self.db), "--source", str(self.source)],
@@ -290,9 +292,14 @@ def main() -> int:
     lo.add_argument("--pollers", type=int, default=30)
     lo.add_argument("--streams", type=int, default=20)
     args = ap.parse_args()
-    if args.what == "crash":
-        return crash(args.rounds)
-    return load(args.seconds, args.pollers, args.streams)
+    try:
+        if args.what == "crash":
+            return crash(args.rounds)
+        return load(args.seconds, args.pollers, args.streams)
+    finally:  # never leave a server behind, whatever went wrong
+        for server in STARTED:
+            if server.proc is not None and server.proc.poll() is None:
+                server.kill()
 
 
 if __name__ == "__main__":
