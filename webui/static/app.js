@@ -198,7 +198,7 @@ function render(s) {
   $("table-status").hidden = !onTable;
   const warnings = s.warnings || [];
   $("colour-banner").hidden = !warnings.length;
-  $("colour-banner").textContent = warnings.length ? `Photo: ${warnings.join("; ")}` : "";
+  $("colour-banner").textContent = warnings.length ? `⚠ ${warnings.join("; ")}` : "";
 
   renderVerdict(s);
   renderRestore(g);
