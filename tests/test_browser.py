@@ -3,6 +3,9 @@
 One test serves a table laid out in tile notation (a fake camera, so every
 check is exact); others play the shipped recorded game through the real tile
 model, on a laptop and on a phone, saving a screenshot after each move.
+Pages are opened with bypass_csp: Playwright's wait_for_function evaluates
+its predicate with eval, which the page's Content-Security-Policy forbids
+(test_browser_security.py drives the page under its CSP).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def fake_server(tmp_path):
 
 def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     url, live, clock = fake_server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     page.goto(url + "/")
     sets = page.locator("#sets .set")
     sets.first.wait_for()
@@ -141,7 +144,8 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     assert (tmp_path / "table.png").stat().st_size > 10_000
 
     # on a phone the page still fits: no sideways scrolling
-    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                             bypass_csp=True)
     phone.goto(url + "/")
     phone.locator("#sets .set").first.wait_for()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
@@ -184,7 +188,7 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
     url, game, clock, companion = recorded_server
     w, h = viewport
     phone = w < 600
-    page = browser.new_page(viewport={"width": w, "height": h}, is_mobile=phone, has_touch=phone)
+    page = browser.new_page(viewport={"width": w, "height": h}, is_mobile=phone, has_touch=phone, bypass_csp=True)
     tag = "phone" if phone else "laptop"
     shots = []
     for n, event in enumerate(game.script["events"]):
@@ -265,7 +269,8 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
 def test_offline_banner_when_the_server_is_down(browser, fake_server, tmp_path):
     url, live, clock = fake_server
     call(int(url.rsplit(":", 1)[1]), "/api/game", {"players": ["Ann", "Ben"]})
-    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
     page.goto(url + "/")
     page.locator("#sets .set").first.wait_for()
     page.route("**/api/**", lambda route: route.abort())  # the server stops answering
@@ -299,7 +304,8 @@ def test_rack_rows_unsure_sets_and_colour_warnings_on_a_phone(browser, fake_serv
 
 def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     url, live, clock = fake_server
-    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
     page.goto(url + "/settings")
     assert page.evaluate("document.documentElement.scrollHeight") < 2200  # compact: the joker rules fold away
     text = page.locator("main").inner_text()
@@ -320,7 +326,7 @@ def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
     port = free_port()
     proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: the recorded game
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
         page.goto(f"http://127.0.0.1:{port}/")
         assert "recorded game of Ann and Ben" in page.locator("#no-game").inner_text()
         page.click("#no-game >> text=start a new game")

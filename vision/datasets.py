@@ -18,6 +18,7 @@ on any line are loose. A photo without a sets file has no set labels.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ import numpy as np
 
 from rules.tiles import JOKER_INDEX, NotationError, Color, Tile
 from vision.images import ImageError, load_image, load_image_size
+
+log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 _COLOR_WORDS = {"black": "K", "blue": "B", "orange": "O", "yellow": "O", "red": "R"}
@@ -174,8 +177,9 @@ def load_folder(root: str | Path, sets: str | Path | None = None) -> list[Labell
                 continue
             try:
                 w, h = load_image_size(image_path)
-            except (ImageError, OSError):
-                continue  # unreadable files are reported by the tools that load pixels
+            except (ImageError, OSError) as exc:
+                log.warning("skipped %s", exc)  # the message names the file and what is wrong
+                continue
             label_path = split / "labels" / (image_path.stem + ".txt")
             quads, ids, line_to_tile = [], [], {}
             if label_path.exists():
