@@ -281,6 +281,27 @@ def test_offline_banner_when_the_server_is_down(browser, fake_server, tmp_path):
     page.locator("#offline-banner").wait_for(state="hidden", timeout=10_000)  # back by itself
 
 
+def test_rack_rows_unsure_sets_and_colour_warnings_on_a_phone(browser, fake_server, tmp_path):
+    url, live, clock = fake_server
+    live.set_table("R1 R2 R3")
+    call(int(url.rsplit(":", 1)[1]), "/api/game", {"players": ["Ann", "Ben"]})
+    live.set_table("R1 R2 R3 | K5 K6 B7 K8 | R13 J K2", status=["valid", "unsure", "rack"], doubtful=[5],
+                   uncertain=[5], warnings=["the photo has almost no colour (grey-scale?)"])
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(url + "/")
+    page.locator("#sets .set.rack").wait_for()
+    rack = page.locator("#sets .set.rack")
+    assert rack.locator(".tile").count() == 3 and rack.locator(".meta").inner_text() == "rack row · 45 points"
+    assert page.locator("#sets .set.invalid").count() == 0  # neither the rack row nor the unsure set
+    unsure = page.locator("#sets .set.unsure")
+    assert unsure.locator(".meta").inner_text() == "? unsure: check B7"
+    assert unsure.locator(".tile.doubtful").get_attribute("title").startswith("B7")
+    assert page.locator("#table-status").inner_text() == "1 unsure"
+    assert page.locator("#verdict-word").inner_text() == "UNSURE"
+    assert "grey-scale" in page.locator("#colour-banner").inner_text()
+    save(page, tmp_path, "phone-rack-unsure.png")
+
+
 def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     url, live, clock = fake_server
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,

@@ -21,7 +21,7 @@ from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.demo import DemoDriver, DemoScript
 from webui.session import GameSession
-from webui.views import Hints, game_json, sets_json, sheet_view, verdict_json
+from webui.views import Hints, game_json, preview_json, sets_json, sheet_view, verdict_json
 
 
 class UnavailableLive:
@@ -151,13 +151,14 @@ class Companion:
                 pass
 
     # output -------------------------------------------------------------------
-    def _preview(self, table: Table) -> dict | None:
-        """The verdict the turn would get now, so a player fixing an illegal table sees his progress."""
+    def _preview(self, table: Table, sets: list[dict]) -> dict | None:
+        """The verdict the turn would get now, so a player fixing an illegal table sees his progress
+        (UNSURE where it rests only on sets whose verdict hangs on a doubtful tile)."""
         g = self.session.game
         if g is None or g.status is not Status.PLAYING:
             return None
         try:
-            return verdict_json(self.session.judge(table), g.current.name)
+            return preview_json(self.session.judge(table), g.current.name, sets)
         except ValueError as exc:  # e.g. more copies of a tile than the box holds: say so
             return {"legal": False, "changed": True, "placed": [], "problems": [str(exc)],
                     "groups": [{"kind": str(exc), "items": []}], "word": "NOT LEGAL", "player": g.current.name}
@@ -188,13 +189,14 @@ class Companion:
             },
             "table": format_table(table),
             "sets": sets,
-            "all_valid": all(x["valid"] for x in sets),
+            "all_valid": all(x["valid"] for x in sets if x["group"] == "table"),
+            "warnings": list(ts.warnings),
             "game": game_json(g, s.game_id, hint=s.hint_enabled, clock=s.clock(), storage_error=s.storage_error,
                               snapshot=s.snapshot_jpeg is not None),
             "clock": s.clock(),
             "scores": self.sheet_json(),
             "options": options.to_dict(),
-            "preview": self._preview(table),
+            "preview": self._preview(table, sets),
             "demo": self.demo.view() if self.demo is not None else None,
             "hint": self.hints.hint(g, table) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,
