@@ -57,7 +57,7 @@ import numpy as np
 
 from rules.options import RuleOptions, require
 from rules.sets import analyse_set
-from rules.tiles import ALL_FACES, JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
+from rules.tiles import JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
 from rules.turns import validate_turn
 
 OBJECTIVES = ("tiles", "value")
@@ -229,12 +229,9 @@ def _check_tiles(table: list[list[Tile]], rack: list[Tile], o: RuleOptions) -> N
             raise RuleError(f"table set {i} ({format_tiles(s)}) is not valid: {verdict.problem}")
 
 
-_INDEX = {t: t.index for t in ALL_FACES}
-
-
 def _counts(tiles: Iterable[Tile]) -> np.ndarray:
     """Copies of each face (0-52) among ``tiles``."""
-    return np.bincount([_INDEX[t] for t in tiles], minlength=_FACES).astype(np.int64)
+    return np.bincount([t.index for t in tiles], minlength=_FACES).astype(np.int64)
 
 
 def _jokers_per_set(o: RuleOptions) -> int:
@@ -426,7 +423,7 @@ class _Model:
         """Reward columns holding a whole set of ``table``; its own layout (and, when ``extend``,
         with one or two tiles added) becomes a column where the catalogue lacks it."""
         extra: dict[tuple, tuple[list[Tile], int]] = {}
-        have = self.cat.keys | {tuple(t.index for t in lay) for lay in self.layouts[self.cat_rows:]}
+        appended = {tuple(t.index for t in lay) for lay in self.layouts[self.cat_rows:]}
         for s in {tuple(sorted(s)): s for s in table}.values():
             counts = _counts(s)
             if not (counts <= self.avail).all():
@@ -440,7 +437,7 @@ class _Model:
             grown = [] if pairs is None else [pairs, *(_extensions(pairs, o, self.avail) if extend_here else ())]
             for shown in [list(s)] if pairs is None else [[t for t, _ in g] for g in grown]:
                 key = tuple(t.index for t in shown)
-                if key not in have and len(s) > extra.get(key, ((), 0))[1]:
+                if key not in self.cat.keys and key not in appended and len(s) > extra.get(key, ((), 0))[1]:
                     extra[key] = (shown, len(s))
         columns = [(shown, r) for shown, r in extra.values() if (_counts(shown) <= self.avail).all()]
         if not o.manipulation:

@@ -164,7 +164,7 @@ class TileSet:
 
     def excess(self, tiles: Iterable[Tile]) -> dict[Tile, int]:
         """Each face seen more often than the box holds, with how often it was seen."""
-        return {t: n for t, n in sorted(Counter(tiles).items()) if n > self.count(t)}
+        return dict(sorted((t, n) for t, n in Counter(tiles).items() if n > self.count(t)))
 
     def describe_excess(self, excess: dict[Tile, int]) -> str:
         """``"3 x R1, 3 x J: the standard 106-tile box holds 2 of each number tile and 2 jokers"``."""
