@@ -1,4 +1,4 @@
-"""``python -m models.render --out DIR --count N --seed S [--size WxH] [--workers K]``
+"""``python -m models.render --out DIR --count N --seed S [--size WxH] [--workers K] [--edition NAME]``
 
 Writes DIR/images/NNNNNN.jpg, DIR/labels/NNNNNN.txt (``cls x1 y1 ... x4 y4``,
 face corners in reading order, normalised) and DIR/data.yaml.  Scene ``i``
@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from models.render.scene import SIZES, render_scene
+from models.render.styles import EDITIONS, UNKNOWN_EDITION
 from rules.tiles import Tile
 
 
@@ -46,13 +47,13 @@ def label_lines(labels, size) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render_one(job: tuple[str, int, int, tuple[int, int] | None]) -> int:
-    out, seed, i, size = job
+def render_one(job: tuple[str, int, int, tuple[int, int] | None, str | None]) -> int:
+    out, seed, i, size, edition = job
     cv2.setNumThreads(1)  # workers run side by side; OpenCV's own threads would only compete
     rng = np.random.default_rng([seed, i])
     if size is None:
         size = SIZES[rng.integers(len(SIZES))]
-    image, labels = render_scene(rng, size)
+    image, labels = render_scene(rng, size, edition)
     name = f"{i:06d}"
     quality = int(rng.integers(55, 96))
     cv2.imwrite(str(Path(out) / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -69,13 +70,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="WxH of every scene (default: varied, mostly 1000x750 and 750x1000)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--start", type=int, default=0, help="index of the first scene (to add to a folder)")
+    parser.add_argument("--edition", choices=sorted(EDITIONS), default=None,
+                        help=f"every scene in this edition (default: random, never {UNKNOWN_EDITION!r})")
     args = parser.parse_args(argv)
     if args.count < 0:
         parser.error("--count must be 0 or more")
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     (args.out / "labels").mkdir(parents=True, exist_ok=True)
     (args.out / "data.yaml").write_text(data_yaml())
-    jobs = [(str(args.out), args.seed, i, args.size) for i in range(args.start, args.start + args.count)]
+    jobs = [(str(args.out), args.seed, i, args.size, args.edition) for i in range(args.start, args.start + args.count)]
     started, tiles = time.perf_counter(), 0
     cv2.setNumThreads(1)
     if args.workers > 1:
