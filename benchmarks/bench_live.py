@@ -137,14 +137,15 @@ class ScriptedCamera(FrameSource):
 
 
 def make_reader(model_dir: str | None):
+    from rules.options import find_variant
     from vision.live import live_reader
-    from vision.reader import TableReader
+    from vision.reader import ReaderOptions, TableReader
 
     try:
-        return live_reader(model_dir), "real tile model, crops read one way as in the live view"
+        return live_reader(find_variant("sabra"), model_dir), "real tile model, crops read one way as in the live view"
     except Exception as exc:
         print(f"NOTE: no tile model ({exc}); measuring the pipeline minus the network")
-        return TableReader(StandInModel()), "stand-in model (network not included)"
+        return TableReader(StandInModel(), ReaderOptions(rules=find_variant("sabra"))), "stand-in model (network not included)"
 
 
 def bench_read_every_frame(reader, frames: list[np.ndarray], seconds: float) -> tuple[float, float]:

@@ -22,8 +22,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rules.options import find_variant  # noqa: E402
 from vision.images import load_image  # noqa: E402
-from vision.reader import TableReader  # noqa: E402
+from vision.reader import ReaderOptions, TableReader  # noqa: E402
 
 SIZE = (1000, 750)
 SUFFIXES = {".jpg", ".jpeg", ".png"}
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision.model import TileModel
 
     kwargs = {"threads": args.threads} if args.threads else {}
-    reader = TableReader(TileModel.load(args.model, **kwargs))
+    reader = TableReader(TileModel.load(args.model, **kwargs), ReaderOptions(rules=find_variant("sabra")))
     images = photos(args.photos)[: args.limit]
     for image in images:
         reader.read(image)  # warm-up: first runs allocate

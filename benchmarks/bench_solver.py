@@ -70,7 +70,7 @@ def ours(table, rack) -> tuple[int, float]:
     sol = solve(table, rack, options=RuleOptions())
     dt = time.perf_counter() - t0
     if sol is not None:
-        assert all(is_valid_set(s) for s in sol.sets), "illegal set in our answer"
+        assert all(is_valid_set(s, RuleOptions()) for s in sol.sets), "illegal set in our answer"
     return (sol.count if sol else 0), dt
 
 

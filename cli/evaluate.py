@@ -44,7 +44,8 @@ def write_confusion(path: str, result) -> None:
 def run(args: argparse.Namespace) -> int:
     from vision.datasets import load_folder, split_holdout
     from vision.evaluation import Evaluation, evaluate, format_table
-    from vision.reader import TableReader
+    from rules.options import find_variant
+    from vision.reader import ReaderOptions, TableReader
 
     folders = []
     for folder in args.folders:
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
             items = split_holdout(items)[1]
         folders.append((folder, items))
     try:
-        reader = TableReader.from_model_dir(args.model)
+        # the labelled photos are tables of the standard box, judged as Sabra sets
+        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")))
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

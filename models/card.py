@@ -22,10 +22,11 @@ import numpy as np
 
 from models.plots import STAGES, confusion_matrix, read_loss_log, training_curves
 from models.train import DEFAULT_REAL, ROOT, Config
+from rules.options import find_variant
 from rules.tiles import ALL_FACES
 from vision.datasets import LabelledImage, load_folder, split_holdout
 from vision.evaluation import evaluate
-from vision.reader import TableReader
+from vision.reader import ReaderOptions, TableReader
 
 TEST_SEED = 987_654  # rendered test scenes: a seed the training never uses (it uses --seed, 0 by default)
 
@@ -106,7 +107,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     models_dir, run_dir = Path(args.models_dir), Path(args.run_dir)
 
-    reader = TableReader.from_model_dir(models_dir)
+    # the labelled photos are tables of the standard box, judged as Sabra sets
+    reader = TableReader.from_model_dir(models_dir, ReaderOptions(rules=find_variant("sabra")))
     _, held = split_holdout(load_folder(args.real))
     real = evaluate(reader, held)
     turned = {k: evaluate(reader, turned_photos(held, k, Path(args.rendered_test).parent / f"held_out_turned_{k}"))

@@ -217,6 +217,14 @@ VARIANTS: dict[str, RuleOptions] = {
 }
 
 
+def require(options: Any, where: str) -> RuleOptions:
+    """``options`` itself, or a TypeError: every judgement names the rules in force, none is assumed."""
+    if not isinstance(options, RuleOptions):
+        raise TypeError(f"{where} needs the rules in force (a RuleOptions, e.g. find_variant('sabra')), "
+                        f"not {options!r}")
+    return options
+
+
 def find_variant(name: str, **overrides: Any) -> RuleOptions:
     """The named variant (case-insensitive, '-' or '_'), with options overridden by keyword."""
     if isinstance(name, RuleOptions):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from rules.international import classify_closed_hand, hand_type, international_tile_value, settlement
-from rules.options import RuleOptions, find_variant
+from rules.options import RuleOptions, require
 from rules.tiles import RuleError, Tile
 
 METHODS = ("sabra", "american", "international", "israeli")
@@ -53,22 +53,21 @@ class HandResult:
         )
 
 
-def tile_value(tile: Tile, options: RuleOptions | None = None) -> int:
+def tile_value(tile: Tile, options: RuleOptions) -> int:
     """What a tile left on a rack costs under the options' scoring."""
-    o = options or RuleOptions()
+    o = require(options, "tile_value")
     if o.scoring == "international":
         return international_tile_value(tile, o.joker_penalty)
     return o.joker_penalty if tile.is_joker else tile.number
 
 
-def rack_value(tiles: Iterable[Tile], options: RuleOptions | None = None) -> int:
+def rack_value(tiles: Iterable[Tile], options: RuleOptions) -> int:
     """Total of a rack: face values, a joker ``joker_penalty`` (International: 10 for 10-13 and 1)."""
     return sum(tile_value(t, options) for t in tiles)
 
 
-def _options(method: str | None, options: RuleOptions | None) -> RuleOptions:
-    if options is None:
-        return find_variant(method or "sabra")
+def _options(method: str | None, options: RuleOptions, where: str) -> RuleOptions:
+    options = require(options, where)
     if method and method != options.scoring:
         return options.replace(scoring=method)
     return options
@@ -80,12 +79,12 @@ def score_hand(
     method: str | None = None,
     melded: dict[str, bool] | None = None,
     pool_empty: bool = False,
-    options: RuleOptions | None = None,
+    options: RuleOptions,
     **extra: Any,
 ) -> HandResult:
     """Score one hand from what is left on each rack.
 
-    ``method`` defaults to the options' scoring (Sabra without options).  A
+    ``method``, when given, overrides the options' scoring method.  A
     player with an empty rack went out.  ``melded`` (default: everybody) matters
     for the Israeli and International methods.  International takes extra
     keywords: ``win`` ("open", "foot", "closed"), ``winner``, ``hand`` (the 14
@@ -93,7 +92,7 @@ def score_hand(
     ``first_turn``, ``original_hand``, ``joker_discard`` (doubles the hand),
     ``trump_holders`` (players holding the trump's twin, paid ``trump_bonus``).
     """
-    o = _options(method, options)
+    o = _options(method, options, "score_hand")
     method = o.scoring
     if method not in METHODS:
         raise RuleError(f"unknown scoring method {method!r} (known: {', '.join(METHODS)})")
@@ -224,12 +223,12 @@ def _international(racks, values, winner, melded, pool_empty, o, extra) -> HandR
 class ScoreSheet:
     """The running score sheet: one row per hand, totals, games won, rounds, the overall winner."""
 
-    def __init__(self, players: Sequence[str], method: str | None = None, options: RuleOptions | None = None):
+    def __init__(self, players: Sequence[str], options: RuleOptions, method: str | None = None):
         players = [str(p) for p in players]
         if len(players) < 2 or len(set(players)) != len(players):
             raise RuleError("a score sheet needs two or more players with different names")
         self.players = players
-        self.options = _options(method, options)
+        self.options = _options(method, options, "ScoreSheet")
         self.method = self.options.scoring
         self.hands: list[HandResult] = []
 
@@ -352,8 +351,9 @@ class ScoreSheet:
             players = d["players"]
         except (KeyError, TypeError):
             raise ValueError("a score sheet needs 'players'") from None
-        opts = RuleOptions.from_dict(d["options"]) if d.get("options") else None
-        sheet = cls(players, d.get("method"), opts)
+        if not d.get("options"):
+            raise ValueError("a score sheet needs 'options': the rules it was kept under")
+        sheet = cls(players, RuleOptions.from_dict(d["options"]), d.get("method"))
         for h in d.get("hands", []):
             sheet.add_hand(HandResult.from_dict(h))
         return sheet

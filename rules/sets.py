@@ -18,10 +18,9 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Sequence
 
-from rules.options import RuleOptions
+from rules.options import RuleOptions, require
 from rules.tiles import ALL_FACES, JOKER, Color, Tile
 
-_DEFAULT = RuleOptions()
 HIGH_ONE = 14  # a '1' played after 13 (American and International)
 _COLOURS = tuple(Color)  # iterating the enum class itself is slow
 # _FACES[colour][number] is the shared Tile (number 14 is the high '1'): no Tile is built per call
@@ -67,21 +66,21 @@ class SetVerdict:
         }
 
 
-def analyse_set(tiles: Sequence[Tile], options: RuleOptions | None = None) -> SetVerdict:
-    """Judge one set under ``options`` (Sabra rules by default)."""
-    o = options or _DEFAULT
+def analyse_set(tiles: Sequence[Tile], options: RuleOptions) -> SetVerdict:
+    """Judge one set under the rules ``options``."""
+    o = require(options, "analyse_set")
     return _analyse(tuple(tiles), o.one_high, o.max_jokers, o.two_jokers_in_set)
 
 
-def is_valid_set(tiles: Sequence[Tile], options: RuleOptions | None = None) -> bool:
+def is_valid_set(tiles: Sequence[Tile], options: RuleOptions) -> bool:
     return analyse_set(tiles, options).valid
 
 
-def set_value(tiles: Sequence[Tile], options: RuleOptions | None = None) -> int | None:
+def set_value(tiles: Sequence[Tile], options: RuleOptions) -> int | None:
     return analyse_set(tiles, options).value
 
 
-def suggest_missing(tiles: Sequence[Tile | None], options: RuleOptions | None = None) -> list[Tile]:
+def suggest_missing(tiles: Sequence[Tile | None], options: RuleOptions) -> list[Tile]:
     """For a set with one unreadable place (``None``), every tile that would make it valid.
 
     Number tiles come first in index order, then the joker when a joker would do.

@@ -40,13 +40,12 @@ from typing import Iterable, Sequence
 import highspy
 import numpy as np
 
-from rules.options import RuleOptions
+from rules.options import RuleOptions, require
 from rules.sets import analyse_set
 from rules.tiles import JOKER, JOKER_INDEX, STANDARD, XP, Color, Tile, TileSet, format_tiles
 
 OBJECTIVES = ("tiles", "value")
 _FACES = JOKER_INDEX + 1  # 52 number faces and the joker
-_DEFAULT = RuleOptions()
 
 
 @dataclass
@@ -74,9 +73,9 @@ class Solution:
         }
 
 
-def tile_box(options: RuleOptions | None = None) -> TileSet:
+def tile_box(options: RuleOptions) -> TileSet:
     """The box the options play with: 106 tiles or the 160-tile XP set."""
-    return XP if (options or _DEFAULT).tile_set == "xp" else STANDARD
+    return XP if require(options, "tile_box").tile_set == "xp" else STANDARD
 
 
 def solve(
@@ -85,7 +84,7 @@ def solve(
     *,
     objective: str = "tiles",
     initial: int | None = None,
-    options: RuleOptions | None = None,
+    options: RuleOptions,
 ) -> Solution | None:
     """The best move from ``rack`` onto ``table``, or None when no rack tile can be played.
 
@@ -94,7 +93,7 @@ def solve(
     RuleError for an invalid table set (named) or more copies of a tile than
     the box holds.
     """
-    o = options or _DEFAULT
+    o = require(options, "solve")
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r} (use {' or '.join(OBJECTIVES)})")
     if initial is not None and (isinstance(initial, bool) or not isinstance(initial, int) or initial < 0):
@@ -138,7 +137,7 @@ def solve(
 
 def arrange(
     tiles: Iterable[Tile],
-    options: RuleOptions | None = None,
+    options: RuleOptions,
     *,
     like: Sequence[Sequence[Tile]] | None = None,
 ) -> list[list[Tile]] | None:
@@ -147,7 +146,7 @@ def arrange(
     ``like`` is a layout to stay close to (for example the illegal table a
     turn left behind): its valid sets are kept whole where possible.
     """
-    o = options or _DEFAULT
+    o = require(options, "arrange")
     tiles = list(tiles)
     _check_tiles([], tiles, o)
     if not tiles:
@@ -164,7 +163,7 @@ def arrange(
 def suggest_rearrangement(
     before: Sequence[Sequence[Tile]],
     after: Sequence[Sequence[Tile]],
-    options: RuleOptions | None = None,
+    options: RuleOptions,
 ) -> list[list[Tile]] | None:
     """After an illegal turn: a legal layout of the tiles now on the table, or None.
 

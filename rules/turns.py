@@ -15,11 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from rules.options import RuleOptions
+from rules.options import RuleOptions, require
 from rules.sets import SetVerdict, analyse_set
 from rules.tiles import ALL_FACES, JOKER, JOKER_INDEX, STANDARD, XP, Tile, format_tiles
 
-_DEFAULT = RuleOptions()
 
 
 @dataclass
@@ -97,10 +96,10 @@ def validate_turn(
     rack: list[Tile],
     *,
     has_melded: bool,
-    options: RuleOptions | None = None,
+    options: RuleOptions,
 ) -> TurnVerdict:
     """Judge the turn that turned table ``before`` into table ``after``, ``rack`` being the rack before it."""
-    o = options or _DEFAULT
+    o = require(options, "validate_turn")
     before_sets = [tuple(s) for s in before if len(s)]
     after_sets = [tuple(s) for s in after if len(s)]
     problems: list[str] = []

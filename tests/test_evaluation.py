@@ -12,7 +12,8 @@ from rules.tiles import Tile
 from vision import reader as reader_module
 from vision.datasets import load_folder
 from vision.evaluation import NONE, Evaluation, PhotoScore, evaluate, match_tiles, quad_iou
-from vision.reader import TableReader
+from rules.options import find_variant
+from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
 
 SQUARE = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
@@ -82,7 +83,8 @@ class LabelReader:
             ids[ids == Tile.parse("B12").index] = Tile.parse("B11").index
             quads = np.concatenate([quads, tile_quad(150, 150)[None]])
             ids = np.append(ids, Tile.parse("O3").index)
-        return TableReader(_Fixed(TileDetections(quads + 1.5, ids, np.ones(len(ids))))).read(image)
+        return TableReader(_Fixed(TileDetections(quads + 1.5, ids, np.ones(len(ids)))),
+                           ReaderOptions(rules=find_variant("sabra"))).read(image)
 
 
 class _Fixed:

@@ -12,7 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.options import find_variant
 from rules.tiles import Tile, format_table, parse_table
+
+SABRA = find_variant("sabra")
 from vision.capture import FolderSource, sample_images_dir
 from vision.live import LiveTable, TableState
 from vision.stability import TableStabiliser, make_thumbnail, motion_fraction, reading_tables
@@ -250,7 +253,7 @@ class OneMisreadPerFrame:
 
 def test_votes_fix_a_table_that_no_single_frame_read_right():
     reader_mod = pytest.importorskip("vision.reader")
-    reader = reader_mod.TableReader(OneMisreadPerFrame(reading(TABLE_A)))
+    reader = reader_mod.TableReader(OneMisreadPerFrame(reading(TABLE_A)), reader_mod.ReaderOptions(rules=SABRA))
     image = np.zeros((400, 400, 3), np.uint8)
     stab = TableStabiliser(reader.read_detections, min_votes=6, max_votes=6)
     frames = [(thumb(80), reader.read(image)) for _ in range(7)]
@@ -274,7 +277,7 @@ def test_a_tile_read_two_ways_is_voted_but_marked_uncertain():
         def detect(self, image):
             return next(per_frame).detections
 
-    reader = reader_mod.TableReader(Model())
+    reader = reader_mod.TableReader(Model(), reader_mod.ReaderOptions(rules=SABRA))
     stab = TableStabiliser(reader.read_detections, min_votes=5, max_votes=5)
     image = np.zeros((400, 400, 3), np.uint8)
     views = feed(stab, [(thumb(80), reader.read(image)) for _ in range(6)])
@@ -359,11 +362,11 @@ def test_live_table_threads_publish_changes_and_wait_for_change_wakes(tmp_path):
 def test_a_missing_reader_keeps_the_camera_view_and_says_why(tmp_path, monkeypatch):
     write_images(tmp_path, [60])
 
-    def no_model():
+    def no_model(rules):
         raise FileNotFoundError("models/detector.onnx not found")
 
     monkeypatch.setattr("vision.live.live_reader", no_model)
-    with LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=20)) as live:
+    with LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=20), rules=SABRA) as live:
         deadline = time.monotonic() + 5
         while live.state().frame_jpeg is None and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -375,7 +378,7 @@ def test_a_missing_reader_keeps_the_camera_view_and_says_why(tmp_path, monkeypat
 def test_live_table_with_the_reader_draws_the_voted_table(tmp_path):
     reader_mod = pytest.importorskip("vision.reader")
     write_images(tmp_path, [60])
-    reader = reader_mod.TableReader(OneMisreadPerFrame(reading(TABLE_A)))
+    reader = reader_mod.TableReader(OneMisreadPerFrame(reading(TABLE_A)), reader_mod.ReaderOptions(rules=SABRA))
     live = LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=10, loop=False), reader)
     assert live.stabiliser.assemble == reader.read_detections
     for frame in live.source.frames():
@@ -418,7 +421,7 @@ def test_sample_images_replay_gives_one_version_per_photo():
 @pytest.mark.skipif(not sample_photos(), reason="sample_images/ holds no photos yet")
 def test_sample_images_replay_with_the_real_reader_matches_reading_each_photo():
     reader_mod = pytest.importorskip("vision.reader")
-    reader = reader_mod.TableReader.from_model_dir()  # the shipped model
+    reader = reader_mod.TableReader.from_model_dir(None, reader_mod.ReaderOptions(rules=SABRA))  # the shipped model
     photo = sample_photos()[0]
     live = LiveTable(FolderSource(photo, seconds_per_image=0.3, fps=10, loop=False), reader)
     for frame in live.source.frames():

@@ -102,3 +102,34 @@ def test_docs_table_names_every_option_and_variant():
         assert f"| `{name}` |" in doc, name
     for name in VARIANTS:
         assert f"| `{name}` |" in doc, name
+
+
+# No silent Sabra: every judgement names the rules in force (a missing or None rule set is an error).
+def _judgements():
+    from rules.scoring import ScoreSheet, rack_value, score_hand
+    from rules.sets import analyse_set, is_valid_set, suggest_missing
+    from rules.solver import arrange, solve, suggest_rearrangement
+    from rules.tiles import parse_table, parse_tiles
+    from rules.turns import validate_turn
+
+    t = parse_tiles("R1 R2 R3")
+    return {
+        "analyse_set": lambda o: analyse_set(t, o),
+        "is_valid_set": lambda o: is_valid_set(t, o),
+        "suggest_missing": lambda o: suggest_missing([*t[:2], None], o),
+        "validate_turn": lambda o: validate_turn([], [t], t, has_melded=True, options=o),
+        "solve": lambda o: solve([], t, options=o),
+        "arrange": lambda o: arrange(t, o),
+        "suggest_rearrangement": lambda o: suggest_rearrangement(parse_table("R1 R2 R3"), [t], o),
+        "rack_value": lambda o: rack_value(t, o),
+        "score_hand": lambda o: score_hand({"A": [], "B": t}, options=o),
+        "ScoreSheet": lambda o: ScoreSheet(["A", "B"], o),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_judgements()))
+def test_every_judgement_needs_the_rules_in_force(name):
+    call = _judgements()[name]
+    call(find_variant("american"))  # works with rules given
+    with pytest.raises(TypeError, match="rules in force"):
+        call(None)

@@ -19,6 +19,8 @@ from vision.images import load_image
 from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
 
+SABRA = find_variant("sabra")
+
 ROOT = Path(__file__).resolve().parents[1]
 TILE_W, TILE_H = 45, 60
 
@@ -160,20 +162,20 @@ def test_nothing_is_inferred_without_a_single_clear_answer(table, scores):
 def test_inference_threshold_comes_from_the_options():
     det = lay_out("K5 K6 K9 K8", {2: 0.45})
     image = np.zeros((300, 300, 3), np.uint8)
-    assert not TableReader(StandIn(det)).read(image).detections.inferred.any()  # default: below 0.4
-    strict = TableReader(StandIn(det), ReaderOptions(infer_below=0.5)).read(image)
+    assert not TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image).detections.inferred.any()  # default: below 0.4
+    strict = TableReader(StandIn(det), ReaderOptions(rules=SABRA, infer_below=0.5)).read(image)
     assert strict.detections.codes[2] == "K7" and strict.detections.inferred[2]
 
 
 def test_the_reader_rejects_what_is_not_a_colour_image():
-    reader = TableReader(StandIn(TileDetections.empty()))
+    reader = TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA))
     for bad in (np.zeros((10, 10), np.uint8), np.zeros((0, 0, 3), np.uint8), None):
         with pytest.raises(ValueError, match="BGR colour image"):
             reader.read(bad)
 
 
 def test_an_empty_table_reads_as_nothing():
-    reading = TableReader(StandIn(TileDetections.empty())).read(np.zeros((50, 50, 3), np.uint8))
+    reading = TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA)).read(np.zeros((50, 50, 3), np.uint8))
     assert reading.to_json(image="x.png") == {"image": "x.png", "tiles": [], "sets": [], "rack_total": 0}
 
 
@@ -222,7 +224,7 @@ def _samples() -> dict:
 
 @pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
 def test_the_shipped_model_reads_the_sample_images_exactly():
-    reader = TableReader.from_model_dir()
+    reader = TableReader.from_model_dir(None, ReaderOptions(rules=SABRA))
     for name, entry in _samples().items():
         reading = reader.read(load_image(ROOT / "sample_images" / name))
         assert sorted(reading.detections.codes) == sorted(entry["tiles"]), name

@@ -11,6 +11,7 @@ from rules.scoring import HandResult, ScoreSheet, rack_value, score_hand
 from rules.tiles import ALL_FACES, RuleError, parse_tiles
 
 P = parse_tiles
+SABRA = find_variant("sabra")
 PLAYERS = ["Player A", "Player B", "Player C", "Player D"]
 # racks left at the end of the three games of the leaflet's sample table (004_*)
 SAMPLE_GAMES = [
@@ -26,7 +27,7 @@ Total Round's\t- 14\t- 29\t+ 4\t+ 39"""
 
 
 def sample_sheet():
-    sheet = ScoreSheet(PLAYERS, "sabra")
+    sheet = ScoreSheet(PLAYERS, SABRA)
     for game in SAMPLE_GAMES:
         sheet.score({p: P(r) for p, r in game.items()})
     return sheet
@@ -74,7 +75,7 @@ def test_sheet_rejects_strangers():
 
 class TestSabra:
     def test_winner_takes_the_losers_racks(self):
-        r = score_hand({"Ann": P(""), "Bob": P("R5 J")})
+        r = score_hand({"Ann": P(""), "Bob": P("R5 J")}, options=SABRA)
         assert (r.winner, r.scores) == ("Ann", {"Ann": 35, "Bob": -35})
 
     def test_joker_twenty_five(self):
@@ -84,23 +85,23 @@ class TestSabra:
 
     def test_pool_exhausted_lowest_rack_wins_the_differences(self):
         # 004_* leaflet: lowest wins; each other loses the difference; the winner gains the sum
-        r = score_hand({"A": P("R2 R3"), "B": P("K10"), "C": P("B7 B8")}, pool_empty=True)
+        r = score_hand({"A": P("R2 R3"), "B": P("K10"), "C": P("B7 B8")}, pool_empty=True, options=SABRA)
         assert r.winner == "A" and r.scores == {"A": 15, "B": -5, "C": -10}
 
     def test_pool_exhausted_tie_shares(self):
-        r = score_hand({"A": P("R5"), "B": P("K5"), "C": P("B9")}, pool_empty=True)
+        r = score_hand({"A": P("R5"), "B": P("K5"), "C": P("B9")}, pool_empty=True, options=SABRA)
         assert r.winner is None and r.scores == {"A": 2, "B": 2, "C": -4}
 
     @pytest.mark.parametrize("racks", [{"A": P("R1"), "B": P("R2")}, {"A": P(""), "B": P("")}])
     def test_bad_hands(self, racks):
         with pytest.raises(RuleError):
-            score_hand(racks)
+            score_hand(racks, options=SABRA)
 
     def test_american_scores_like_sabra(self):
         # 004_* American: a joker 30, '1' tiles 1 point, scores add up to zero
-        r = score_hand({"A": P(""), "B": P("J R1"), "C": P("K13")}, method="american")
+        r = score_hand({"A": P(""), "B": P("J R1"), "C": P("K13")}, options=find_variant("american"))
         assert r.scores == {"A": 44, "B": -31, "C": -13} and r.method == "american"
-        r = score_hand({"A": P(""), "B": P("R1")}, method="american", trump="R7", discard="K4")
+        r = score_hand({"A": P(""), "B": P("R1")}, options=find_variant("american"), trump="R7", discard="K4")
         assert r.details == {"trump": "R7", "discard": "K4"}
 
 
@@ -116,9 +117,9 @@ def test_sabra_hand_sums_to_zero(hand, pool_empty):
     empties = [p for p, r in hand.items() if not r]
     if len(empties) > 1 or (not empties and not pool_empty):
         with pytest.raises(RuleError):
-            score_hand(hand, pool_empty=pool_empty)
+            score_hand(hand, pool_empty=pool_empty, options=SABRA)
         return
-    r = score_hand(hand, pool_empty=pool_empty)
+    r = score_hand(hand, pool_empty=pool_empty, options=SABRA)
     assert sum(r.scores.values()) == 0
     if r.winner is not None:
         assert r.scores[r.winner] == max(r.scores.values())
@@ -127,21 +128,21 @@ def test_sabra_hand_sums_to_zero(hand, pool_empty):
 class TestIsraeli:
     # 000_*: minus scoring
     def test_winner_minus_100_others_plus_rack_or_100(self):
-        r = score_hand({"A": P(""), "B": P("R5 R6"), "C": P("K9")}, method="israeli", melded={"C": False})
+        r = score_hand({"A": P(""), "B": P("R5 R6"), "C": P("K9")}, options=find_variant("israeli"), melded={"C": False})
         assert r.scores == {"A": -100, "B": 11, "C": 100}
 
     def test_only_the_winner_melded_minus_200(self):
-        r = score_hand({"A": P(""), "B": P("R5"), "C": P("K9")}, method="israeli",
+        r = score_hand({"A": P(""), "B": P("R5"), "C": P("K9")}, options=find_variant("israeli"),
                        melded={"B": False, "C": False})
         assert r.scores == {"A": -200, "B": 100, "C": 100}
 
     def test_pool_used_up(self):
-        r = score_hand({"A": P("R1"), "B": P("R5"), "C": P("K9")}, method="israeli",
+        r = score_hand({"A": P("R1"), "B": P("R5"), "C": P("K9")}, options=find_variant("israeli"),
                        melded={"C": False}, pool_empty=True)
         assert r.winner is None and r.scores == {"A": 1, "B": 5, "C": 100}
 
     def test_primary_and_final_scores(self):
-        sheet = ScoreSheet(["A", "B", "C"], "israeli")
+        sheet = ScoreSheet(["A", "B", "C"], find_variant("israeli"))
         sheet.add_hand(HandResult("A", {"A": -100, "B": 20, "C": 100}))
         sheet.add_hand(HandResult("B", {"A": 35, "B": -200, "C": 100}))
         primary, final = sheet.israeli_scores()
@@ -156,7 +157,7 @@ class TestIsraeli:
 @given(st.lists(st.tuples(st.integers(-200, 300), st.integers(-200, 300), st.integers(-200, 300),
                           st.integers(-200, 300)), min_size=1, max_size=8))
 def test_israeli_finals_sum_to_zero(hands):
-    sheet = ScoreSheet(["A", "B", "C", "D"], "israeli")
+    sheet = ScoreSheet(["A", "B", "C", "D"], find_variant("israeli"))
     for h in hands:
         sheet.add_hand(HandResult(None, dict(zip("ABCD", h))))
     primary, final = sheet.israeli_scores()
@@ -174,7 +175,7 @@ class TestInternational:
     def test_rack_values_ten_for_high_and_one(self):
         # 004_*: 2-9 face value, 10, 11, 12, 13 and 1 count 10
         assert rack_value(P("R1 R2 R9 R10 K13"), self.OPTIONS) == 41
-        assert rack_value(P("R1 R2 R9 R10 K13")) == 35
+        assert rack_value(P("R1 R2 R9 R10 K13"), SABRA) == 35
 
     def test_open_win(self):
         r = self.score({"A": "", "B": "R1 R5", "C": "K9"}, melded={"C": False})

@@ -15,7 +15,7 @@ AMERICAN = find_variant("american")
 INTERNATIONAL = find_variant("international")
 
 
-def verdict(text, options=None):
+def verdict(text, options=SABRA):
     return analyse_set(parse_tiles(text), options)
 
 
@@ -115,13 +115,13 @@ def test_jokers_beyond_the_box():
 
 
 def test_is_valid_set_and_suggest_missing():
-    assert is_valid_set(parse_tiles("R1 R2 R3"))
+    assert is_valid_set(parse_tiles("R1 R2 R3"), SABRA)
     # a run with an unreadable middle tile: only R6 or a joker fits
-    assert suggest_missing([Tile(Color.RED, 5), None, Tile(Color.RED, 7)]) == [Tile(Color.RED, 6), JOKER]
-    found = suggest_missing([Tile(Color.RED, 5), Tile(Color.BLACK, 5), None])
+    assert suggest_missing([Tile(Color.RED, 5), None, Tile(Color.RED, 7)], SABRA) == [Tile(Color.RED, 6), JOKER]
+    found = suggest_missing([Tile(Color.RED, 5), Tile(Color.BLACK, 5), None], SABRA)
     assert found == [Tile(Color.BLUE, 5), Tile(Color.ORANGE, 5), JOKER]
     with pytest.raises(ValueError):
-        suggest_missing([None, None, Tile(Color.RED, 5)])
+        suggest_missing([None, None, Tile(Color.RED, 5)], SABRA)
 
 
 # ---------------------------------------------------------------- properties
@@ -196,7 +196,7 @@ def test_matches_the_brute_force_reference(tiles, joker_spots, one_high, rnd):
 @given(_near_sets(), st.permutations(list(Color)))
 def test_colour_permutation_keeps_validity(tiles, perm):
     swapped = [Tile(perm[t.color], t.number) for t in tiles]
-    a, b = analyse_set(tiles), analyse_set(swapped)
+    a, b = analyse_set(tiles, SABRA), analyse_set(swapped, SABRA)
     assert (a.valid, a.kind, a.value) == (b.valid, b.kind, b.value)
 
 
@@ -205,5 +205,5 @@ def test_colour_permutation_keeps_validity(tiles, perm):
 def test_order_does_not_change_validity_or_value(tiles, rnd):
     shuffled = list(tiles)
     rnd.shuffle(shuffled)
-    a, b = analyse_set(tiles), analyse_set(shuffled)
+    a, b = analyse_set(tiles, SABRA), analyse_set(shuffled, SABRA)
     assert (a.valid, a.value) == (b.valid, b.value)

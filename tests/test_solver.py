@@ -114,25 +114,25 @@ def test_initial_meld(rack, threshold, options, count, value):
 
 def test_initial_meld_ignores_table_tiles():
     # B4 would fit the table run, but an initial meld may only lay new sets from the rack
-    sol = solve(table_of("B1 B2 B3"), parse_tiles("B4 K10 K11 K12"), initial=30)
+    sol = solve(table_of("B1 B2 B3"), parse_tiles("B4 K10 K11 K12"), initial=30, options=SABRA)
     assert sol.placed == parse_tiles("K10 K11 K12")
 
 
 def test_value_objective_prefers_points_and_counts_jokers_as_their_tile():
     table, rack = table_of("R11 R12 R13"), parse_tiles("J")
-    sol = solve(table, rack, objective="value")
+    sol = solve(table, rack, objective="value", options=SABRA)
     assert (sol.count, sol.value) == (1, 10)  # the joker can only be R10
     # one joker, two uses: four low tiles (R1 R2 J R4, 10 points) or three high ones (39 points)
     rack = parse_tiles("J R1 R2 R4 K13 B13")
-    most = solve([], rack, objective="tiles")
+    most = solve([], rack, objective="tiles", options=SABRA)
     assert (most.count, most.value, most.sets) == (4, 10, [parse_tiles("R1 R2 J R4")])
-    best = solve([], rack, objective="value")
+    best = solve([], rack, objective="value", options=SABRA)
     assert (best.count, best.value, sorted(best.placed)) == (3, 39, sorted(parse_tiles("J K13 B13")))
 
 
 def test_most_tiles_breaks_ties_by_points():
     # K3 B3 O3 or K3 K4 K5: three tiles either way, so "tiles" then takes the one worth more
-    sol = solve([], parse_tiles("K3 B3 O3 K4 K5"), objective="tiles")
+    sol = solve([], parse_tiles("K3 B3 O3 K4 K5"), objective="tiles", options=SABRA)
     assert (sol.count, sol.value) == (3, 12)
 
 
@@ -141,25 +141,25 @@ def test_most_tiles_breaks_ties_by_points():
 
 def test_invalid_table_set_is_named():
     with pytest.raises(RuleError, match=r"table set 2 \(K5 B5\)"):
-        solve(table_of("R1 R2 R3, K5 B5"), parse_tiles("R4"))
+        solve(table_of("R1 R2 R3, K5 B5"), parse_tiles("R4"), options=SABRA)
 
 
 def test_too_many_copies():
     with pytest.raises(RuleError, match="3 x R1"):
-        solve(table_of("R1 R2 R3, R1 R2 R3"), parse_tiles("R1"))
+        solve(table_of("R1 R2 R3, R1 R2 R3"), parse_tiles("R1"), options=SABRA)
     with pytest.raises(RuleError, match="3 x J"):
-        solve([], [JOKER] * 3)
+        solve([], [JOKER] * 3, options=SABRA)
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="objective"):
-        solve([], parse_tiles("R1"), objective="most")
+        solve([], parse_tiles("R1"), objective="most", options=SABRA)
     with pytest.raises(ValueError, match="initial"):
-        solve([], parse_tiles("R1"), initial=-5)
+        solve([], parse_tiles("R1"), initial=-5, options=SABRA)
 
 
 def test_empty_rack_has_no_move():
-    assert solve(table_of("R1 R2 R3"), []) is None
+    assert solve(table_of("R1 R2 R3"), [], options=SABRA) is None
 
 
 # --- arrange and suggest_rearrangement ------------------------------------------
@@ -167,21 +167,21 @@ def test_empty_rack_has_no_move():
 
 def test_arrange_finds_a_legal_layout_of_exactly_the_tiles():
     tiles = parse_tiles("R1 R2 R3 R4 R5 R6 K5 B5 O5 J")
-    sets = arrange(tiles)
-    assert sets is not None and all(is_valid_set(s) for s in sets)
+    sets = arrange(tiles, SABRA)
+    assert sets is not None and all(is_valid_set(s, SABRA) for s in sets)
     assert Counter(t for s in sets for t in s) == Counter(tiles)
-    assert arrange(parse_tiles("R1 R2 K7")) is None
-    assert arrange([]) == []
+    assert arrange(parse_tiles("R1 R2 K7"), SABRA) is None
+    assert arrange([], SABRA) == []
 
 
 def test_suggest_rearrangement_keeps_valid_sets_whole():
     before = table_of("R1 R2 R3, K7 B7 O7")
     after = table_of("R1 R2 R3 R5, K7 B7 O7 R7, R4 R6")  # illegal: R4 R6 is no set
-    sets = suggest_rearrangement(before, after)
+    sets = suggest_rearrangement(before, after, SABRA)
     assert sets is not None and Counter(t for s in sets for t in s) == Counter(t for s in after for t in s)
-    assert all(is_valid_set(s) for s in sets)
+    assert all(is_valid_set(s, SABRA) for s in sets)
     assert parse_tiles("K7 B7 O7 R7") in sets and parse_tiles("R1 R2 R3 R4 R5 R6") not in sets
-    assert suggest_rearrangement(before, table_of("R1 R2 R3, K7 B7, O7 K9")) is None
+    assert suggest_rearrangement(before, table_of("R1 R2 R3, K7 B7, O7 K9"), SABRA) is None
 
 
 # --- brute force on small deals --------------------------------------------------
@@ -300,7 +300,7 @@ def test_larger_random_deals_give_legal_tables(seed):
             table.append(s)
     rack = box[:14]
     for objective in ("tiles", "value"):
-        sol = solve(table, rack, objective=objective)
+        sol = solve(table, rack, objective=objective, options=SABRA)
         if sol is not None:
             check_legal(table, rack, sol)
             assert sol.kept >= 1

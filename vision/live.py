@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from rules.options import RuleOptions
 from rules.tiles import Tile
 from vision.capture import CaptureThread, FrameSource, LatestFrame, open_source
 from vision.stability import StableView, TableStabiliser, make_thumbnail
@@ -75,16 +76,16 @@ def _annotate(image: np.ndarray, reading: Any) -> np.ndarray:
     return annotate(image, reading)
 
 
-def live_reader(model_dir: str | None = None) -> Any:
+def live_reader(rules: RuleOptions, model_dir: str | None = None) -> Any:
     """The reader for a camera: each crop is read once.
 
     A single photo gets a second look at its unsure tiles (turned half a turn);
     a camera already votes over many still frames, so the second look would
     only take time from the frame rate.
     """
-    from vision.reader import TableReader
+    from vision.reader import ReaderOptions, TableReader
 
-    return TableReader.from_model_dir(model_dir, second_look=False)
+    return TableReader.from_model_dir(model_dir, ReaderOptions(rules=rules), second_look=False)
 
 
 class LiveTable:
@@ -94,7 +95,8 @@ class LiveTable:
     (None: the shipped sample images).  ``reader``: anything with
     ``read(image_bgr) -> TableReading``; None loads :func:`live_reader`
     when the processing thread starts (if that fails the camera view still
-    works and the reason is shown in ``camera_error``).
+    works and the reason is shown in ``camera_error``), judging under
+    ``rules``, which must then be given.
     """
 
     def __init__(
@@ -102,13 +104,17 @@ class LiveTable:
         source: FrameSource | str | None = None,
         reader: Any | None = None,
         *,
+        rules: RuleOptions | None = None,
         stabiliser: TableStabiliser | None = None,
         jpeg_quality: int = 80,
         jpeg_max_width: int | None = 1280,
         preview_interval: float = 0.2,
     ) -> None:
         self.source = source if isinstance(source, FrameSource) else open_source(source)
+        if reader is None and not isinstance(rules, RuleOptions):
+            raise TypeError("LiveTable without a reader needs rules=RuleOptions (the rules in force)")
         self.reader = reader
+        self.rules = rules
         self.reader_error: str | None = None
         self.stabiliser = stabiliser or TableStabiliser()
         self._attach_reader()
@@ -163,7 +169,7 @@ class LiveTable:
     def _ensure_reader(self) -> None:
         if self.reader is None and self.reader_error is None:
             try:
-                self.reader = live_reader()
+                self.reader = live_reader(self.rules)
             except Exception as exc:  # no model files, bad install: keep the camera view
                 self.reader_error = f"tile reader unavailable: {exc}"
                 log.error("%s", self.reader_error)

@@ -26,7 +26,7 @@ from vision.types import TileDetections
 class ReaderOptions:
     """Rules to judge sets by, when the rules may suggest a tile, and how sets are found."""
 
-    rules: RuleOptions = field(default_factory=RuleOptions)
+    rules: RuleOptions  # the rules in force: sets are judged and tiles inferred under them
     infer_below: float = 0.4  # a tile read with a lower score may be inferred from its set
     geometry: GeometryOptions = field(default_factory=GeometryOptions)
 
@@ -106,12 +106,14 @@ class TableReading:
 class TableReader:
     """Reads photos of the table with one loaded model (load once, read many)."""
 
-    def __init__(self, model, options: ReaderOptions | None = None):
+    def __init__(self, model, options: ReaderOptions):
+        if not isinstance(options, ReaderOptions):
+            raise TypeError(f"TableReader needs ReaderOptions naming the rules in force, not {options!r}")
         self.model = model
-        self.options = options or ReaderOptions()
+        self.options = options
 
     @classmethod
-    def from_model_dir(cls, path: str | Path | None = None, options: ReaderOptions | None = None,
+    def from_model_dir(cls, path: str | Path | None, options: ReaderOptions,
                        **model_options) -> "TableReader":
         """``model_options`` go to :class:`vision.model.TileModel` (threads, second_look, ...)."""
         from vision.model import TileModel  # onnxruntime is loaded only when a model is

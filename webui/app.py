@@ -37,7 +37,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     store = Store(app.config["DATABASE"])
     session = GameSession(store, now=app.config["NOW"])
-    live = app.config["LIVE"] or make_live(app.config["SOURCE"])
+    live = app.config["LIVE"] or make_live(app.config["SOURCE"], session.options)
     companion = Companion(live, session)
     app.extensions["companion"] = companion
     if app.config["TICKER"]:

@@ -44,15 +44,15 @@ class UnavailableLive:
         return self._state
 
 
-def make_live(source: str | None):
-    """The real live table on ``source`` (None: sample_images/), or an UnavailableLive saying why not."""
+def make_live(source: str | None, rules):
+    """The real live table on ``source`` (None: sample_images/) read under ``rules``, or an UnavailableLive saying why not."""
     try:
         from vision.live import LiveTable
     except ImportError as exc:  # the vision extras are not installed in this build
         return UnavailableLive(f"camera pipeline not available: {exc}")
     try:
         # the tile model loads in the live table's own thread; a failure shows as camera_error
-        return LiveTable(source)
+        return LiveTable(source, rules=rules)
     except Exception as exc:  # a camera or folder that cannot be opened is shown on the page
         return UnavailableLive(f"cannot open source {source!r}: {exc}")
 

@@ -156,7 +156,7 @@ class GameSession:
             trump_tile = None
             if trump:
                 trump_tile = Tile.parse(trump)
-            self._sheet = ScoreSheet(names, opts.scoring, opts)
+            self._sheet = ScoreSheet(names, opts)
             self.state = {
                 "status": "playing",
                 "players": [
