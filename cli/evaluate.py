@@ -23,6 +23,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per folder, then the total")
     p.add_argument("--holdout", action="store_true", help="score only the held-out photos of each folder")
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
+    p.add_argument("--profile", metavar="PROFILE",
+                   help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
     p.add_argument("--iou", type=float, default=0.5, help="overlap for a found tile to match a label (default 0.5)")
     p.add_argument("--mistakes", type=int, default=5, metavar="N", help="list the N most frequent misreadings")
     p.add_argument("--confusion", metavar="CSV", help="write the confusion matrix of all folders together")
@@ -59,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         folders.append((folder, items))
     try:
         # the labelled photos are tables of the standard box, judged as Sabra sets
-        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")))
+        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")),
+                                            profile=args.profile)
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

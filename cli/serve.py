@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def add_parser(subparsers) -> None:
@@ -22,7 +23,23 @@ def add_parser(subparsers) -> None:
     p.add_argument("--db", default=None,
                    help="SQLite file for players, games and scores "
                         "(default: ~/.local/share/rummikub-companion/companion.sqlite3)")
+    p.add_argument("--profile", default=None, metavar="PROFILE",
+                   help="read with this tile profile (from 'rummikub-companion calibrate'); it is kept in the "
+                        "data folder beside the database and used again at the next start")
     p.set_defaults(func=run)
+
+
+def activate_profile(data_dir: Path, given: str | None) -> Path | None:
+    """Copy ``given`` into the data folder as the active profile; use the active one there, if any."""
+    from vision.profile import ACTIVE_NAME, TileProfile, set_default_profile
+
+    active = data_dir / ACTIVE_NAME
+    if given:
+        TileProfile.load(given).save(active)  # checked before it replaces the active one
+    if not active.exists():
+        return None
+    set_default_profile(active)
+    return active
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +50,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"rummikub-companion serve: --port {args.port} is not a port (1-65535)", file=sys.stderr)
         return 2
     db = args.db or str(default_db_path())
+    try:
+        profile = activate_profile(Path(db).parent, args.profile)
+    except ValueError as exc:
+        print(f"rummikub-companion serve: {exc}", file=sys.stderr)
+        return 2
+    if profile:
+        print(f"reading tiles with the profile {profile}", flush=True)
     app = create_app({"DATABASE": db, "SOURCE": args.source})
     print(f"Rummikub companion on http://{args.host}:{args.port}/  (scores in {db})", flush=True)
     try:

@@ -24,13 +24,14 @@ import numpy as np
 
 from rules.tiles import JOKER_INDEX, NotationError, Tile, parse_table
 from vision.crops import rotate_half_turn, warp_crop
-from vision.profile import TileProfile, fit_face_layer, softmax
+from vision.profile import TileProfile, balanced_weights, fit_face_layer, softmax
 
 LAYOUT: tuple[tuple[int, ...], ...] = tuple(tuple(range(c * 13, c * 13 + 13)) for c in range(4)) + (
     (JOKER_INDEX, JOKER_INDEX),)
 LAYOUT_TEXT = " | ".join(" ".join(Tile.from_index(i).code for i in row) for row in LAYOUT)
 
 AUGMENT = 16       # jittered copies of each placed tile (each also read turned half a turn)
+BANK_SHARE = 1.0   # weight of the classifier's own training crops against the new box's, when shipped
 SKIP = -4.0        # alignment score of leaving a tile unplaced (a typed one not found, or a found one not typed)
 
 
@@ -190,26 +191,22 @@ def place_labelled(items, source: str) -> list[Placement]:
 # ---------------------------------------------------------------- learning
 
 def _jitter(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The outline a little off, as the segmenter draws it: shifted, scaled, turned."""
+    """The outline off as the segmenter draws it (as in training): turned, moved, grown, corners shaken."""
+    side = float(np.linalg.norm(quad[1] - quad[0])) + 1e-3
     c = quad.mean(axis=0)
-    w = np.linalg.norm(quad[1] - quad[0])
-    h = np.linalg.norm(quad[3] - quad[0])
-    a = np.radians(rng.normal(0, 2.5))
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    scale = rng.uniform(0.93, 1.07, 2)
-    right, down = (quad[1] - quad[0]) / max(w, 1e-6), (quad[3] - quad[0]) / max(h, 1e-6)
-    local = np.stack([(quad - c) @ right, (quad - c) @ down], 1) * scale
-    moved = (local @ rot.T) @ np.stack([right, down]) + c
-    return (moved + rng.normal(0, 0.04, 2) * (w, h)).astype(np.float32)
+    a = np.deg2rad(np.clip(rng.normal(0, 6), -20, 20))
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    out = c + rng.normal(0, 0.05 * side, 2) + ((quad - c) @ turn.T) * rng.uniform(0.92, 1.25)
+    return (out + rng.normal(0, 0.03 * side, quad.shape)).astype(np.float32)
 
 
 def _photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Light, focus and resolution of other photos: tiles far away are small and soft."""
-    gain = rng.uniform(0.7, 1.2) * rng.uniform(0.93, 1.07, 3)
+    gain = rng.uniform(0.7, 1.25) * rng.uniform(0.9, 1.1, 3)
     out = crop.astype(np.float32) * gain + rng.uniform(-15, 15)
-    if rng.random() < 0.5:  # seen smaller: fewer pixels, scaled back up
+    if rng.random() < 0.5:  # seen smaller (down to 16 px tall), scaled back up
         h, w = out.shape[:2]
-        f = rng.uniform(0.35, 0.8)
+        f = float(np.exp(rng.uniform(np.log(16 / h), 0)))
         small = cv2.resize(out, (max(4, round(w * f)), max(6, round(h * f))), interpolation=cv2.INTER_AREA)
         out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.3:
@@ -281,7 +278,7 @@ class TileReport:
     read_after: str
 
 
-def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-3
+def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
               ) -> tuple[TileProfile, list[TileReport]]:
     """Fit a profile on the placed tiles of ``places``; per-tile confidence before and after."""
     placed = sum(len(p.indices) for p in places)
@@ -293,7 +290,14 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-3
     crops, labels, plain = training_crops(model, places, rng)
     features = crop_features(model, crops)
     w0, b0 = model.face_layer()
-    weight, bias = fit_face_layer(features, labels, w0, b0, pull=pull)
+    bank = model.feature_bank()
+    if bank is None:
+        weight, bias = fit_face_layer(features, labels, w0, b0, pull=pull)
+    else:  # the new box and, as much again, crops of every kind the classifier trained on
+        classes = w0.shape[0]
+        weights = np.concatenate([balanced_weights(labels, classes), balanced_weights(bank[1], classes, BANK_SHARE)])
+        weight, bias = fit_face_layer(np.concatenate([features, bank[0]]), np.concatenate([labels, bank[1]]),
+                                      w0, b0, pull=pull, sample_weights=weights / weights.sum())
     plain_idx = np.nonzero(plain)[0]  # the unjittered crops: what the tiles look like in these photos
     before = softmax(features[plain_idx] @ w0.T + b0)
     after = softmax(features[plain_idx] @ weight.T + bias)
@@ -318,3 +322,33 @@ def _most_read(probs: np.ndarray) -> str:
     votes = np.bincount(probs.argmax(axis=1), minlength=probs.shape[1])
     best = int(votes.argmax())
     return Tile.from_index(best).code if best <= JOKER_INDEX else "not a tile"
+
+
+def teach_layout(model, frame: np.ndarray, profile_path) -> dict:
+    """The page's "Teach your tiles": a camera frame of the layout becomes the active profile.
+
+    The model is first set back to the shipped face layer (the layout is
+    placed with it), then reads with the new profile, which is saved to
+    ``profile_path`` (the server's data folder). Returns what the page
+    shows: tiles placed, problems, and per-tile confidence before and after.
+    Raises :class:`CalibrationError` when no tile could be placed.
+    """
+    previous = model.profile
+    model.set_profile(None)
+    try:
+        place = place_typed(model, frame, [list(r) for r in LAYOUT], "camera")
+        profile, reports = calibrate(model, [place])
+    except CalibrationError:
+        model.set_profile(previous)
+        raise
+    profile.save(profile_path)
+    model.set_profile(profile)
+    return {
+        "placed": len(place.indices),
+        "expected": sum(len(r) for r in LAYOUT),
+        "problems": place.problems,
+        "tiles": [r.__dict__ for r in reports],
+        "right_before": sum(r.read_before == r.code for r in reports),
+        "right_after": sum(r.read_after == r.code for r in reports),
+        "profile": str(profile_path),
+    }

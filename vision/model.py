@@ -14,7 +14,7 @@ import numpy as np
 import onnxruntime as ort
 
 from vision.crops import order_upright, rotate_half_turn, warp_crop
-from vision.profile import ProfileError, TileProfile, classifier_id
+from vision.profile import ProfileError, TileProfile, classifier_id, default_profile
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -46,6 +46,8 @@ class TileModel:
     def __init__(self, model_dir: str | Path, threads: int | None = None,
                  core_threshold: float = 0.5, min_score: float = 0.05, second_look: bool = True,
                  profile: TileProfile | str | Path | None = None):
+        """``profile``: a box's tile profile (file or object); None: the process default
+        (:func:`vision.profile.set_default_profile`), usually none."""
         model_dir = Path(model_dir)
         meta_path = model_dir / "model.json"
         if not meta_path.exists():
@@ -74,7 +76,7 @@ class TileModel:
         self.classifier_id = classifier_id(model_dir / cls["file"])
         self.has_features = "features" in [o.name for o in self.classifier.get_outputs()]
         self.profile: TileProfile | None = None
-        self.set_profile(profile)
+        self.set_profile(profile if profile is not None else default_profile())
 
     def set_profile(self, profile: TileProfile | str | Path | None) -> None:
         """Read faces with a box's own face layer (a profile file or object), or with the shipped one (None)."""
@@ -178,6 +180,16 @@ class TileModel:
             raise ProfileError(f"{self.model_dir}: no face layer file beside the classifier (export it again)")
         with np.load(self.model_dir / name, allow_pickle=False) as data:
             return data["weight"].astype(np.float32), data["bias"].astype(np.float32)
+
+    def feature_bank(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(features, classes) of training crops computed with this classifier, or None if absent or stale."""
+        name = self.meta["classifier"].get("feature_bank")
+        if not name or not (self.model_dir / name).exists():
+            return None
+        with np.load(self.model_dir / name, allow_pickle=False) as data:
+            if bytes(data["classifier"]).decode() != self.classifier_id:
+                return None
+            return data["features"].astype(np.float32), data["labels"].astype(np.int64)
 
     def detect(self, image: np.ndarray) -> TileDetections:
         """Every face-up tile: quads in reading order, tile index, confidence."""

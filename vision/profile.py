@@ -18,6 +18,9 @@ from pathlib import Path
 import numpy as np
 
 FORMAT = "rummikub-tile-profile/1"
+ACTIVE_NAME = "tile_profile.npz"  # the active profile's file name in the server's data folder
+
+_default: "TileProfile | None" = None
 
 
 class ProfileError(ValueError):
@@ -50,7 +53,10 @@ class TileProfile:
         """
         shipped = softmax(shipped_logits)
         faces = softmax(self.logits(features)[:, :-1])
-        return np.concatenate([faces * (1 - shipped[:, -1:]), shipped[:, -1:]], axis=1)
+        out = np.concatenate([faces * (1 - shipped[:, -1:]), shipped[:, -1:]], axis=1)
+        rejected = shipped.argmax(axis=1) == shipped.shape[1] - 1
+        out[rejected] = shipped[rejected]  # what the shipped layer calls no tile stays no tile
+        return out
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -84,21 +90,27 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def balanced_weights(labels: np.ndarray, classes: int, total: float = 1.0) -> np.ndarray:
+    """Per-sample weights summing to ``total`` with every class present weighing the same."""
+    counts = np.bincount(labels, minlength=classes).astype(np.float64)
+    w = 1.0 / counts[labels]
+    return total * w / w.sum()
+
+
 def fit_face_layer(features: np.ndarray, labels: np.ndarray, weight: np.ndarray, bias: np.ndarray,
-                   pull: float = 1e-3, steps: int = 400, lr: float = 0.02) -> tuple[np.ndarray, np.ndarray]:
+                   pull: float = 1e-3, steps: int = 400, lr: float = 0.02,
+                   sample_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Softmax regression on ``features`` -> ``labels``, from ``(weight, bias)`` and pulled towards them.
 
-    Loss: mean cross-entropy (each class weighted equally, so 54 layout tiles
-    and 500 rejects count alike) + ``pull`` * squared distance to the
-    starting layer. Full-batch Adam; a few thousand crops take about a second.
+    Loss: weighted cross-entropy (default: each class weighted equally, so 54
+    layout tiles and 500 rejects count alike) + ``pull`` * squared distance to
+    the starting layer. Full-batch Adam; a few thousand crops take a second.
     """
     x = np.asarray(features, np.float64)
     y = np.asarray(labels, np.int64)
     w0, b0 = np.asarray(weight, np.float64), np.asarray(bias, np.float64)
     classes = w0.shape[0]
-    counts = np.bincount(y, minlength=classes).astype(np.float64)
-    sample_w = 1.0 / counts[y]
-    sample_w /= sample_w.sum()
+    sample_w = balanced_weights(y, classes) if sample_weights is None else np.asarray(sample_weights, np.float64)
     onehot = np.eye(classes)[y]
     w, b = w0.copy(), b0.copy()
     m = [np.zeros_like(w), np.zeros_like(b)]
@@ -112,3 +124,18 @@ def fit_face_layer(features: np.ndarray, labels: np.ndarray, weight: np.ndarray,
             v[k] = 0.999 * v[k] + 0.001 * grad * grad
             param -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
     return w.astype(np.float32), b.astype(np.float32)
+
+
+def set_default_profile(profile: TileProfile | str | Path | None) -> TileProfile | None:
+    """The profile every tile model made from now on in this process reads with (None: the shipped layer).
+
+    The server sets it once from its data folder, so the camera's reader,
+    loaded later in its own thread, reads the box the players taught it.
+    """
+    global _default
+    _default = profile if profile is None or isinstance(profile, TileProfile) else TileProfile.load(profile)
+    return _default
+
+
+def default_profile() -> TileProfile | None:
+    return _default

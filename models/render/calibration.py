@@ -8,6 +8,9 @@ one edition, laid upright and seen from above with a mild camera tilt.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 
 from models.render import camera
@@ -45,3 +48,20 @@ def layout_photo(rng: np.random.Generator, edition: str | None = None, size: tup
                  effects: float = 0.4) -> Drawn:
     """One of each tile in the calibration order (four colour rows, jokers in a fifth)."""
     return rows_photo(rng, [list(r) for r in LAYOUT], edition, size, effects)
+
+
+def write_rows_photos(out: Path, count: int, seed: int, edition: str | None = None) -> Path:
+    """A YOLO folder of ``count`` photos of random tiles in rows (a typed photo's kind), for testing."""
+    from models.render.__main__ import data_yaml, label_lines
+
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    (out / "data.yaml").write_text(data_yaml())
+    for i in range(count):
+        rng = np.random.default_rng([seed, i])
+        rows = [[int(t) for t in rng.integers(0, 53, int(rng.integers(3, 14)))] for _ in range(int(rng.integers(1, 5)))]
+        size = ((1000, 750), (750, 1000), (1280, 960), (800, 600))[int(rng.integers(4))]
+        drawn = rows_photo(rng, rows, edition, size, effects=float(rng.uniform(0.3, 1.0)))
+        cv2.imwrite(str(out / "images" / f"{i:06d}.jpg"), drawn.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        (out / "labels" / f"{i:06d}.txt").write_text(label_lines(drawn.labels, size))
+    return out
