@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.onnx_import import onnx_model_dir
 from models.plots import STAGES, confusion_matrix, read_loss_log, training_curves
 from models.train import DEFAULT_REAL, ROOT, Config
 from rules.options import find_variant
@@ -137,6 +138,15 @@ def command_line(config: dict) -> str:
     return " ".join(words)
 
 
+def made_by(runs: list[tuple[Path, dict]]) -> str:
+    text = "This model was made by " + ", then ".join(f"`{command_line(c)}`" for _, c in reversed(runs)) + "."
+    first = runs[-1][1].get("init_from") if runs else ""
+    if first and onnx_model_dir(first):
+        text += (" That run started from the networks shipped before it (themselves one from-scratch run of "
+                 "`python -m models.train`, 49 minutes of training steps).")
+    return text
+
+
 def meta_files(models_dir: Path) -> dict[str, str]:
     """The network files model.json names (the int8 ones when shipped)."""
     meta = json.loads((models_dir / "model.json").read_text())
@@ -209,7 +219,7 @@ def main(argv=None) -> None:
         edition_count=args.edition_count, files=", ".join(f"`{f}`" for f in meta_files(models_dir).values()),
         held=len(held), mistakes_real=", ".join(f"{a}→{b} ×{n}" for a, b, n in real.mistakes(12)) or "none",
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
-        made_by="This model was made by " + ", then ".join(f"`{command_line(c)}`" for _, c in reversed(runs)) + ".",
+        made_by=made_by(runs),
         minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector"], cls_mb=sizes["classifier"],
         config="\n".join(f"| `{k}` | `{v}` |" for k, v in config.items() if k not in ("run_dir", "models_dir", "real")),
     ))

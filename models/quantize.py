@@ -112,14 +112,57 @@ def use(models_dir: Path, files: dict | None) -> None:
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
 
 
+def compare(models_dir: Path, split: str = "train") -> dict:
+    """Float against int8 on the real photos' ``split``: tiles found, codes changed, time per photo.
+
+    Both readers see each photo in turn, so a busy machine slows them alike.
+    """
+    import tempfile
+    import time
+
+    from vision.model import TileModel
+
+    meta = json.loads((models_dir / "model.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        float_dir = Path(tmp)
+        for which in ("detector", "classifier"):
+            name = meta[which].get("float_file", meta[which]["file"])
+            (float_dir / name).symlink_to((models_dir / name).resolve())
+            meta[which]["file"] = name
+        (float_dir / "model.json").write_text(json.dumps(meta))
+        floats, ints = TileModel(float_dir, profile=None), TileModel(models_dir, profile=None)
+        train, held = split_holdout(load_folder(DEFAULT_REAL))
+        times, changed, found = np.zeros(2), 0, np.zeros(2, int)
+        for item in (train if split == "train" else held):
+            image = item.load()
+            read = []
+            for k, model in enumerate((floats, ints)):
+                started = time.perf_counter()
+                read.append(model.detect(image))
+                times[k] += time.perf_counter() - started
+                found[k] += len(read[-1])
+            a, b = read
+            for centre, code in zip(a.quads.mean(axis=1), a.class_ids):
+                nearest = np.linalg.norm(b.quads.mean(axis=1) - centre, axis=1) if len(b) else np.array([np.inf])
+                changed += int(nearest.min() > 0.3 * np.linalg.norm(a.quads[0, 1] - a.quads[0, 0])
+                               or b.class_ids[int(nearest.argmin())] != code)
+    return {"photos": len(train if split == "train" else held), "tiles_float": int(found[0]),
+            "tiles_int8": int(found[1]), "codes_changed": changed, "time_ratio": round(times[1] / times[0], 2)}
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models-dir", default=str(ROOT / "models"))
     parser.add_argument("--photos", type=int, default=40, help="calibration photos (half real, half rendered)")
     parser.add_argument("--synthetic-dir", default="runs/synthetic", help="rendered training scenes")
     parser.add_argument("--float", action="store_true", help="point model.json back at the float files")
+    parser.add_argument("--compare", choices=("train", "held"), default=None,
+                        help="only compare the float and int8 files on the real photos' training or held-out split")
     args = parser.parse_args(argv)
     models_dir = Path(args.models_dir)
+    if args.compare:
+        print(compare(models_dir, args.compare))
+        return
     if args.float:
         use(models_dir, None)
         return
