@@ -180,7 +180,7 @@ def bench_threaded(reader, a: np.ndarray, b: np.ndarray, changes: int, still_s: 
             with camera.lock:
                 since = [t for t in camera.change_times if t <= done]
             if since:
-                n_old, n_new = (len(s.reading.detections) for s in (state, new))
+                n_old, n_new = (len(s.tiles) for s in (state, new))
                 (added if n_new >= n_old else removed).append(done - since[-1])
             fps.append(live.fps)
             state = new

@@ -1,7 +1,9 @@
 """``rummikub-companion check``: judge sets written in tile notation.
 
-Exit status: 0 every set valid, 1 some set invalid, 2 unusable input (the
-message on stderr names the bad token).
+The sets are judged as lying on one table together, so a set that needs
+more copies of a tile than the box holds (with the sets before it) is not
+valid.  Exit status: 0 every set valid, 1 some set invalid, 2 unusable input
+(the message on stderr names the bad token).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import json
 import sys
 
 from rules.options import VARIANTS, find_variant
-from rules.sets import analyse_set
+from rules.sets import analyse_sets
 from rules.tiles import NotationError, format_tiles, parse_tiles
 
 
@@ -41,7 +43,7 @@ def run(args) -> int:
             print(f"rummikub-companion check: set {i} is empty", file=sys.stderr)
             return 2
         parsed.append(tiles)
-    verdicts = [analyse_set(t, options) for t in parsed]
+    verdicts = analyse_sets(parsed, options)  # together: the box holds two of each tile (XP: three)
     if args.json:
         print(json.dumps({"sets": [v.to_dict() for v in verdicts]}))
     else:

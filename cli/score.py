@@ -85,16 +85,80 @@ def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else str(n)
 
 
+MAX_INPUT = 1 << 20  # bytes: a whole game's JSON is a few kilobytes
+MAX_DEPTH = 20  # nesting of arrays and objects: a game document is four deep
+
+
+def read_document(source: str) -> Any:
+    """The JSON document in file ``source`` (``-``: standard input), or ValueError saying why not.
+
+    Refused with a message, never a traceback: unreadable files, bytes that
+    are not UTF-8, more than 1 MiB, nesting deeper than 20, numbers too long
+    to be a score, and text that is not JSON.
+    """
+    name = "standard input" if source == "-" else source
+    try:
+        if source == "-":
+            stream = getattr(sys.stdin, "buffer", None)  # a text stream without bytes (in tests): encode it
+            raw = stream.read(MAX_INPUT + 1) if stream is not None else sys.stdin.read(MAX_INPUT + 1).encode()
+        else:
+            with open(source, "rb") as f:
+                raw = f.read(MAX_INPUT + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {name}: {exc.strerror}") from None
+    if len(raw) > MAX_INPUT:
+        raise ValueError(f"{name} is larger than {MAX_INPUT // 1024} KiB; a game's scores are far smaller")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name} is not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
+    depth = _depth(text)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"{name} nests arrays/objects {depth} deep; at most {MAX_DEPTH} are read")
+    try:
+        return json.loads(text, parse_int=_small_int, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{name} is not JSON: {exc}") from None
+
+
+def _depth(text: str) -> int:
+    """How deeply brackets nest, outside strings (counted before parsing, which recurses)."""
+    depth = most = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            most = max(most, depth)
+        elif ch in "]}":
+            depth -= 1
+    return most
+
+
+def _small_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > 9:
+        raise ValueError(f"the number {digits[:12]}{'...' if len(digits) > 12 else ''} "
+                         f"({len(digits)} digits) is too large for a score")
+    return int(digits)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def run(args) -> int:
     try:
-        text = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
-    except OSError as exc:
-        print(f"rummikub-companion score: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        print(f"rummikub-companion score: {args.file} is not JSON: {exc}", file=sys.stderr)
+        doc = read_document(args.file)
+    except ValueError as exc:
+        print(f"rummikub-companion score: {exc}", file=sys.stderr)
         return 2
     try:
         if not isinstance(doc, dict):
@@ -111,7 +175,7 @@ def run(args) -> int:
             lines = [f"winner: {res.winner or 'nobody'}"]
             lines += [f"{p}: {_signed(s)}" for p, s in res.scores.items()]
             text_out = "\n".join(lines)
-    except (NotationError, RuleError, ValueError, TypeError) as exc:
+    except (NotationError, RuleError, ValueError, TypeError, OverflowError) as exc:
         print(f"rummikub-companion score: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(out) if args.json else text_out)

@@ -16,7 +16,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("--source", default=None,
                    help="camera index (0), video file, stream URL or folder of images "
-                        "(default: the sample_images/ shipped with the program, as a slideshow)")
+                        "(default: a recorded game shipped with the program, played in a loop)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 lets phones on the same network in)")
     p.add_argument("--port", type=int, default=5000, help="port (default 5000)")

@@ -9,7 +9,12 @@ are reachable by name through :data:`VARIANTS` or as overrides.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from rules.tiles import STANDARD, XP, TileSet
+
+if TYPE_CHECKING:
+    from rules.scoring import ScoringMethod
 
 GAMES = ("sabra", "american", "international")
 RETRIEVED_JOKER = ("any_set", "new_set", "new_set_with_two_rack_tiles", "new_set_only_joker_and_rack")
@@ -23,6 +28,7 @@ class RuleOptions:
     """One complete, validated choice of rules (frozen, hashable, cheap to compare)."""
 
     game: str = "sabra"
+    manipulation: bool = True
     initial_meld: int = 30
     joker_penalty: int = 30
     one_high: bool = False
@@ -44,9 +50,26 @@ class RuleOptions:
             _check(f.name, getattr(self, f.name))
 
     @property
+    def box(self) -> TileSet:
+        """The box played with: copies of each tile, jokers, players (106 tiles or the 160-tile XP set)."""
+        return _BOXES[self.tile_set]
+
+    @property
     def max_jokers(self) -> int:
         """Jokers in the box: 2 in the 106-tile set, 4 in the XP set."""
-        return 4 if self.tile_set == "xp" else 2
+        return self.box.jokers
+
+    @property
+    def flow(self) -> "Flow":
+        """How turns and hands run in this game (draw/discard, trump, who may take discards, ...)."""
+        return _FLOWS[self.game]
+
+    @property
+    def scoring_method(self) -> "ScoringMethod":
+        """How a hand is scored and who wins the game (rules.scoring.METHODS)."""
+        from rules.scoring import METHODS  # scoring builds on options, not the other way round
+
+        return METHODS[self.scoring]
 
     def replace(self, **changes: Any) -> "RuleOptions":
         unknown = sorted(set(changes) - set(OPTION_DOCS))
@@ -71,6 +94,32 @@ class RuleOptions:
     def describe(self) -> list[str]:
         """One plain line per option: its value and what it means."""
         return [f"{name} = {getattr(self, name)!r}: {doc['summary']}" for name, doc in OPTION_DOCS.items()]
+
+
+@dataclass(frozen=True)
+class Flow:
+    """The course of a turn and a hand in one game, as its rule text tells it (004_*).
+
+    Sabra: a turn melds or draws one tile.  American and International: draw,
+    optionally meld, discard one tile face up; a player may never meld the
+    last tile (one must be left to discard); a face-up "trump" tile lies aside.
+    """
+
+    draw_then_discard: bool  # a turn is draw, meld, discard (American family) instead of meld or draw
+    trump: bool  # one tile lies face up as the "trump"
+    starter_extra_tile: bool  # International: the starter is dealt the odd 15th tile and melds first
+    discard_from_turn: int  # from which of a player's own turns the previous discard may be taken (0: never)
+
+
+_FLOWS: dict[str, Flow] = {
+    # 004_* Sabra / leaflet: "either drawing one tile from the pool or melding"
+    "sabra": Flow(draw_then_discard=False, trump=False, starter_extra_tile=False, discard_from_turn=0),
+    # 004_* American: draw, meld, discard; "from your next turn onwards, you may take the tile just discarded"
+    "american": Flow(draw_then_discard=True, trump=True, starter_extra_tile=False, discard_from_turn=2),
+    # 004_* International: 15 tiles to the starter; "always permitted to draw the previous player's discard"
+    "international": Flow(draw_then_discard=True, trump=True, starter_extra_tile=True, discard_from_turn=1),
+}
+_BOXES: dict[str, TileSet] = {"standard": STANDARD, "xp": XP}
 
 
 def _check(name: str, value: Any) -> None:
@@ -98,6 +147,13 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
         summary="which game: Sabra (the one in today's boxes), American or International",
         type="str", values=GAMES,
         source="004_* 'Introduction' (Official Rummikub Book, 1978: three games)",
+    ),
+    "manipulation": dict(
+        summary="after the initial meld the table may be rearranged (manipulation rummy); False: only "
+                "new sets from the rack, tiles added to table sets, and a melded joker replaced by its tile",
+        type="bool", values=(True, False),
+        source="004_* Sabra: 'This version of Manipulation Rummy'; American: 'meld additional groups or runs "
+               "from your hand ... extend ... replace the joker'; International: 'mechanism of play is the same'",
     ),
     "initial_meld": dict(
         summary="points the first meld must reach from rack tiles alone (joker = tile it stands for)",
@@ -183,7 +239,7 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
 
 _SABRA = RuleOptions()
 _AMERICAN = RuleOptions(
-    game="american", initial_meld=21, one_high=True, retrieved_joker="new_set",
+    game="american", manipulation=False, initial_meld=21, one_high=True, retrieved_joker="new_set",
     manipulate_joker_sets=False, joker_replacement_from_table=False,
     direction="counterclockwise", turn_time_limit=None, scoring="american",
 )

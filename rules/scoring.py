@@ -9,13 +9,12 @@ hands, see :mod:`rules.international`) and the Israeli minus scoring of 000_*
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from rules.international import classify_closed_hand, hand_type, international_tile_value, settlement
 from rules.options import RuleOptions, require
 from rules.tiles import RuleError, Tile
 
-METHODS = ("sabra", "american", "international", "israeli")
 WINS = ("open", "foot", "closed")
 
 
@@ -56,9 +55,15 @@ class HandResult:
 def tile_value(tile: Tile, options: RuleOptions) -> int:
     """What a tile left on a rack costs under the options' scoring."""
     o = require(options, "tile_value")
-    if o.scoring == "international":
-        return international_tile_value(tile, o.joker_penalty)
+    return o.scoring_method.tile_value(tile, o)
+
+
+def _face_value(tile: Tile, o: RuleOptions) -> int:
     return o.joker_penalty if tile.is_joker else tile.number
+
+
+def _international_value(tile: Tile, o: RuleOptions) -> int:
+    return international_tile_value(tile, o.joker_penalty)
 
 
 def rack_value(tiles: Iterable[Tile], options: RuleOptions) -> int:
@@ -93,9 +98,7 @@ def score_hand(
     ``trump_holders`` (players holding the trump's twin, paid ``trump_bonus``).
     """
     o = _options(method, options, "score_hand")
-    method = o.scoring
-    if method not in METHODS:
-        raise RuleError(f"unknown scoring method {method!r} (known: {', '.join(METHODS)})")
+    scorer = o.scoring_method
     if len(racks) < 2:
         raise RuleError("a hand needs at least two players")
     melded = {p: True for p in racks} | dict(melded or {})
@@ -111,14 +114,9 @@ def score_hand(
         out = [named]
     if len(out) > 1:
         raise RuleError(f"only one player can go out, but {', '.join(out)} have empty racks")
-    if method in ("sabra", "american"):
-        res = _sabra(values, out[0] if out else None, pool_empty)
-    elif method == "israeli":
-        res = _israeli(values, out[0] if out else None, melded, pool_empty)
-    else:
-        res = _international(racks, values, out[0] if out else None, melded, pool_empty, o, extra)
-        extra = {}
-    res.method = method
+    o.box.check_counts(t for r in racks.values() for t in r)
+    res = scorer.hand(racks, values, out[0] if out else None, melded, pool_empty, o, extra)
+    method = res.method = scorer.name
     res.rack_values = values
     for key in ("trump", "discard"):
         if key in extra:
@@ -128,7 +126,8 @@ def score_hand(
     return res
 
 
-def _sabra(values: dict[str, int], winner: str | None, pool_empty: bool) -> HandResult:
+def _sabra(racks, values: dict[str, int], winner: str | None, melded, pool_empty: bool, o, extra) -> HandResult:
+    """Sabra and American: the winner takes what the losers hold (004_*); the pool run dry: lowest rack wins."""
     if winner is not None:
         scores = {p: -v for p, v in values.items()}
         scores[winner] = sum(v for p, v in values.items() if p != winner)
@@ -145,7 +144,8 @@ def _sabra(values: dict[str, int], winner: str | None, pool_empty: bool) -> Hand
     return HandResult(best[0] if len(best) == 1 else None, scores, details={"pool_empty": True})
 
 
-def _israeli(values, winner, melded, pool_empty) -> HandResult:
+def _israeli(racks, values, winner, melded, pool_empty, o, extra) -> HandResult:
+    """000_*: minus scoring, -100 (-200 alone) for the winner, rack or 100 for the others."""
     if winner is None and not pool_empty:
         raise RuleError("nobody went out (no empty rack); set pool_empty when the pool ran out")
     scores = {p: (v if melded[p] else 100) for p, v in values.items()}
@@ -156,7 +156,10 @@ def _israeli(values, winner, melded, pool_empty) -> HandResult:
 
 
 def _international(racks, values, winner, melded, pool_empty, o, extra) -> HandResult:
-    extra = dict(extra)
+    """004_* International: points for the kind of win and closed hand; losers pay their racks or 100."""
+    taken = dict(extra)
+    extra.clear()  # every detail is this method's to read
+    extra = taken
     win = extra.pop("win", None)
     hand = extra.pop("hand", None)
     htype = extra.pop("hand_type", None)
@@ -230,6 +233,7 @@ class ScoreSheet:
         self.players = players
         self.options = _options(method, options, "ScoreSheet")
         self.method = self.options.scoring
+        self.scorer = self.options.scoring_method
         self.hands: list[HandResult] = []
 
     def add_hand(self, result: HandResult) -> HandResult:
@@ -282,14 +286,7 @@ class ScoreSheet:
         Israeli: top final score.  None while nobody is ahead."""
         if not self.hands:
             return None
-        if self.method == "israeli":
-            ranking = self.israeli_scores()[1]
-            key = {p: (ranking[p],) for p in self.players}
-        elif self.method == "international":
-            key = {p: (t,) for p, t in self.totals.items()}
-        else:
-            won, totals = self.games_won, self.totals
-            key = {p: (won[p], totals[p]) for p in self.players}
+        key = self.scorer.ranking(self)
         best = max(key.values())
         top = [p for p in self.players if key[p] == best]
         return top[0] if len(top) == 1 else None
@@ -327,9 +324,9 @@ class ScoreSheet:
             "rounds": self.rounds,
             "winner": self.overall_winner,
         }
-        if self.method == "israeli":
+        if self.scorer.final_scores:
             d["primary"], d["final"] = self.israeli_scores()
-        if self.method == "international":
+        if self.scorer.settles:
             pays, net = self.settlement()
             d["settlement"] = {
                 "payments": [{"from": p.payer, "to": p.payee, "amount": int(p.amount)} for p in pays],
@@ -359,6 +356,43 @@ class ScoreSheet:
         return sheet
 
 
+def _by_games_won(sheet: ScoreSheet) -> dict[str, tuple]:
+    """004_* leaflet 'Winning': most games won, ties broken by score."""
+    won, totals = sheet.games_won, sheet.totals
+    return {p: (won[p], totals[p]) for p in sheet.players}
+
+
+def _by_total(sheet: ScoreSheet) -> dict[str, tuple]:
+    return {p: (t,) for p, t in sheet.totals.items()}
+
+
+def _by_final(sheet: ScoreSheet) -> dict[str, tuple]:
+    final = sheet.israeli_scores()[1]
+    return {p: (final[p],) for p in sheet.players}
+
+
+@dataclass(frozen=True)
+class ScoringMethod:
+    """One way of scoring: what a rack tile costs, how a hand is scored, who wins the game."""
+
+    name: str
+    tile_value: Callable[[Tile, RuleOptions], int]
+    hand: Callable[..., HandResult]
+    ranking: Callable[[ScoreSheet], dict[str, tuple]]
+    final_scores: bool = False  # Israeli primary and final scores at the end (000_*)
+    settles: bool = False  # International: players pay each other the differences
+
+
+METHODS: dict[str, ScoringMethod] = {
+    m.name: m for m in (
+        ScoringMethod("sabra", _face_value, _sabra, _by_games_won),
+        ScoringMethod("american", _face_value, _sabra, _by_games_won),
+        ScoringMethod("international", _international_value, _international, _by_total, settles=True),
+        ScoringMethod("israeli", _face_value, _israeli, _by_final, final_scores=True),
+    )
+}
+
+
 def _signed(n: int) -> str:
     if n > 0:
         return f"+ {n}"
@@ -367,4 +401,4 @@ def _signed(n: int) -> str:
     return "0"
 
 
-__all__ = ["HandResult", "ScoreSheet", "score_hand", "rack_value", "tile_value", "METHODS"]
+__all__ = ["HandResult", "ScoreSheet", "ScoringMethod", "score_hand", "rack_value", "tile_value", "METHODS"]

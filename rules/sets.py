@@ -1,9 +1,14 @@
 """Sets on the table: is this row of tiles a group or a run, and what do its jokers stand for?
 
 A set is judged as a multiset: tiles laid a little out of order by a hand or
-read slightly out of order by the camera are still the same set.  When the
-tiles are laid in order (ascending or descending) each joker is read as the
-tile at its own place, and those readings come first in ``readings``.
+read slightly out of order by the camera are still the same set.  A joker
+stands for the tile of its place: in a run laid in ascending order (the usual
+way, left to right) its place says which tile it is, failing that in
+descending order, and only a set laid in no order is read at its most
+valuable.  The set's value follows that reading (``J K9 K10`` is K8 K9 K10,
+27; ``J R5 R6 J`` is R4-R7, 22).  Only where the order leaves a real choice
+(``J J R13``: a group of 13s or R11 R12 R13) does the value take the most
+valuable reading.
 
 Every verdict is cached: the same set is judged again on every camera frame
 and by the turn validator, so repeated sets cost a dictionary lookup.  A run
@@ -13,12 +18,14 @@ what each joker might be.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import combinations
 from typing import Sequence
 
 from rules.options import RuleOptions, require
+from rules.problems import Problem
 from rules.tiles import ALL_FACES, JOKER, Color, Tile
 
 HIGH_ONE = 14  # a '1' played after 13 (American and International)
@@ -35,15 +42,27 @@ class SetVerdict:
     tiles: tuple[Tile, ...]
     valid: bool
     kind: str | None  # "run" | "group" | None
-    value: int | None  # a joker counts as the tile it stands for; highest reading if ambiguous
-    problem: str | None
+    value: int | None  # a joker counts as the tile its place says; the highest only where that leaves a choice
+    issue: Problem | None
     readings: tuple[tuple[Tile, ...], ...]  # each: the whole set, jokers replaced, same order
     kinds: tuple[str, ...] = ()  # kind of each reading
-    laid: tuple[bool, ...] = ()  # each reading agrees with the order the tiles lie in
+    ranks: tuple[int, ...] = ()  # 0 group or ascending run as laid, 1 descending run as laid, 2 not as laid
+
+    @property
+    def problem(self) -> str | None:
+        """The plain words of :attr:`issue`."""
+        return None if self.issue is None else self.issue.message
 
     @property
     def ambiguous(self) -> bool:
         return len(self.readings) > 1
+
+    def laid_readings(self) -> list[tuple[Tile, ...]]:
+        """The readings the order of the tiles allows (best order first); all of them if none does."""
+        if not self.ranks:
+            return list(self.readings)
+        best = min(self.ranks)
+        return [r for r, k in zip(self.readings, self.ranks) if k == best]
 
     def joker_meanings(self) -> list[frozenset[Tile]]:
         """For each joker (in order of place) the tiles it may stand for.
@@ -52,8 +71,7 @@ class SetVerdict:
         others: a joker laid after R5 R6 stands for R7, not R4.
         """
         spots = [i for i, t in enumerate(self.tiles) if t.is_joker]
-        laid = [r for r, ok in zip(self.readings, self.laid) if ok]
-        use = laid or list(self.readings)
+        use = self.laid_readings()
         return [frozenset(r[i] for r in use) for i in spots]
 
     def to_dict(self) -> dict:
@@ -63,6 +81,8 @@ class SetVerdict:
             "kind": self.kind,
             "value": self.value,
             "problem": self.problem,
+            "code": None if self.issue is None else self.issue.code,
+            "concerns": [] if self.issue is None else [t.code for t in self.issue.tiles],
         }
 
 
@@ -70,6 +90,23 @@ def analyse_set(tiles: Sequence[Tile], options: RuleOptions) -> SetVerdict:
     """Judge one set under the rules ``options``."""
     o = require(options, "analyse_set")
     return _analyse(tuple(tiles), o.one_high, o.max_jokers, o.two_jokers_in_set)
+
+
+def analyse_sets(sets: Sequence[Sequence[Tile]], options: RuleOptions) -> list[SetVerdict]:
+    """Judge sets that lie on one table together: each as :func:`analyse_set`, and a set
+    that takes more copies of a tile than the box holds (with the sets before it) is not valid."""
+    o = require(options, "analyse_sets")
+    box, seen, out = o.box, Counter(), []
+    for s in sets:
+        v = analyse_set(s, o)
+        seen.update(s)
+        over = {t: n for t, n in seen.items() if n > box.count(t) and t in s}
+        if over:
+            v = replace(v, valid=False, kind=None, value=None, readings=(), kinds=(), ranks=(), issue=Problem(
+                "box_exceeded", tuple(sorted(over)),
+                f"the table holds {box.describe_excess(dict(sorted(over.items())))}"))
+        out.append(v)
+    return out
 
 
 def is_valid_set(tiles: Sequence[Tile], options: RuleOptions) -> bool:
@@ -121,19 +158,20 @@ def _analyse(tiles: tuple[Tile, ...], one_high: bool, max_jokers: int, two_joker
             naturals.append(t)
     k = len(spots)
 
-    def bad(problem: str) -> SetVerdict:
-        return SetVerdict(tiles, False, None, None, problem, ())
+    def bad(code: str, message: str, concerns=None) -> SetVerdict:
+        return SetVerdict(tiles, False, None, None, Problem(code, tuple(tiles if concerns is None else concerns),
+                                                             message), ())
 
     if n < 3:
-        return bad(f"a set needs at least 3 tiles; this one has {n}")
+        return bad("too_few_tiles", f"a set needs at least 3 tiles; this one has {n}")
     if k > max_jokers:
-        return bad(f"{k} jokers, but the box holds only {max_jokers}")
+        return bad("too_many_jokers", f"{k} jokers, but the box holds only {max_jokers}", (JOKER,) * k)
     if k > 1 and not two_jokers:
-        return bad("two jokers in one set are not allowed under these rules")
+        return bad("two_jokers_in_set", "two jokers in one set are not allowed under these rules", (JOKER,) * k)
     if not naturals:
         return _all_jokers(tiles)
 
-    found: list[tuple[tuple[Tile, ...], str, int, bool]] = []  # reading, kind, value, laid in order
+    found: list[tuple[tuple[Tile, ...], str, int, int]] = []  # reading, kind, value, rank of its order
     numbers = {t.number for t in naturals}
     colours = {t.color for t in naturals}
     if len(numbers) == 1 and n <= 4 and len(colours) == len(naturals):
@@ -143,23 +181,24 @@ def _analyse(tiles: tuple[Tile, ...], one_high: bool, max_jokers: int, two_joker
             r = list(tiles)
             for i, c in zip(spots, combo):
                 r[i] = _FACES[c][x]
-            found.append((tuple(r), "group", x * n, True))
+            found.append((tuple(r), "group", x * n, 0))
     if len(colours) == 1 and n <= 13:
         found.extend(_runs(tiles, naturals, spots, one_high))
 
     if not found:
-        return bad(_why_not(tiles, naturals, k, one_high))
-    found.sort(key=lambda f: (not f[3], -f[2]))
-    best = max(found, key=lambda f: f[2])
+        code, message, concerns = _why_not(tiles, naturals, k, one_high)
+        return bad(code, message, concerns)
+    found.sort(key=lambda f: (f[3], -f[2]))
+    best = found[0]  # the order the tiles lie in first; among equally good orders, the most valuable
     return SetVerdict(
         tiles=tiles,
         valid=True,
         kind=best[1],
         value=best[2],
-        problem=None,
+        issue=None,
         readings=tuple(f[0] for f in found),
         kinds=tuple(f[1] for f in found),
-        laid=tuple(f[3] for f in found),
+        ranks=tuple(f[3] for f in found),
     )
 
 
@@ -195,7 +234,7 @@ def _runs(tiles, naturals, spots, one_high):
             for i, num in zip(spots, fill):
                 r[i] = faces[num]
             value = (s + e) * n // 2 - (13 if e == HIGH_ONE else 0)
-            out.append((tuple(r), "run", value, up or down))
+            out.append((tuple(r), "run", value, 0 if up else 1 if down else 2))
     return out
 
 
@@ -207,46 +246,51 @@ def _all_jokers(tiles: tuple[Tile, ...]) -> SetVerdict:
     return SetVerdict(tiles, True, None, max(group, run), None, ())
 
 
-def _why_not(tiles, naturals, k, one_high) -> str:
-    """The plainest true reason a set is not valid."""
+def _why_not(tiles, naturals, k, one_high) -> tuple[str, str, tuple[Tile, ...]]:
+    """The plainest true reason a set is not valid: code, words, the tiles concerned."""
     n = len(tiles)
     numbers = sorted({t.number for t in naturals})
     colours = {t.color for t in naturals}
     dup = sorted(t for t in set(naturals) if naturals.count(t) > 1)
     if len(numbers) == 1 and len(colours) < len(naturals):
         again = [_colour(c) for c in Color if sum(t.color == c for t in naturals) > 1]
-        return (
+        twice = tuple(t for t in naturals if sum(u.color == t.color for u in naturals) > 1)
+        return "group_repeats_colour", (
             f"a group needs different colours, but {' and '.join(again)} "
             f"appear{'s' if len(again) == 1 else ''} more than once ({', '.join(map(str, dup))})"
-        )
+        ), twice
     if len(numbers) == 1:
-        return f"a group has at most 4 tiles; this one has {n}"
+        return "group_too_long", f"a group has at most 4 tiles; this one has {n}", tuple(tiles)
     if len(colours) > 1:
-        return (
+        return "mixed_set", (
             "neither a group (the numbers differ: "
             f"{', '.join(map(str, numbers))}) nor a run (the colours differ: "
             f"{', '.join(_colour(c) for c in Color if c in colours)})"
-        )
+        ), tuple(naturals)
     colour = _colour(naturals[0].color)
     if dup:
-        return f"a run needs different numbers, but {', '.join(map(str, dup))} appears more than once"
+        return "run_repeats_number", (
+            f"a run needs different numbers, but {', '.join(map(str, dup))} "
+            f"appear{'s' if len(dup) == 1 else ''} more than once"
+        ), tuple(t for t in naturals if t in dup)
     if n > 13:
-        return f"a run has at most 13 tiles; this one has {n}"
+        return "run_too_long", f"a run has at most 13 tiles; this one has {n}", tuple(tiles)
     if 1 in numbers and len(numbers) > 1:
         high = sorted(HIGH_ONE if x == 1 else x for x in numbers)
         fits_high = (high[-1] - high[0] + 1) - len(numbers) <= k
+        ones = tuple(t for t in naturals if t.number == 1)
         if fits_high and not one_high:
-            return "'1' is always low under these rules: it cannot follow 13"
+            return "one_always_low", "'1' is always low under these rules: it cannot follow 13", ones
         others = numbers[1:]
         if one_high and not fits_high and max(others) >= 11 and min(others) <= 3:
-            return "a '1' may be high or low but not both: 13-1-2 is not a run"
+            return "one_high_and_low", "a '1' may be high or low but not both: 13-1-2 is not a run", ones
     gaps = numbers[-1] - numbers[0] + 1 - len(numbers)
-    return (
+    return "run_gap", (
         f"the {colour} {numbers[0]}-{numbers[-1]} run is not consecutive: "
         f"{gaps} missing tile{'s' if gaps != 1 else ''}, {k} joker{'s' if k != 1 else ''} to fill"
-    )
+    ), tuple(naturals)
 
 
 __all__ = [
-    "SetVerdict", "analyse_set", "is_valid_set", "set_value", "suggest_missing", "clear_cache", "JOKER",
+    "SetVerdict", "analyse_set", "analyse_sets", "is_valid_set", "set_value", "suggest_missing", "clear_cache", "JOKER",
 ]

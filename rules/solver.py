@@ -1,17 +1,34 @@
 """The move solver: the most a player can put down, and a legal layout of given tiles.
 
-This is the integer program of den Hertog and Hulshof (2006).  Every set a
-player could lay (runs of 3-5 tiles, groups of 3-4, at most two jokers each)
-is a column ``x_j`` counting how often it is laid; for each tile face the
-sets laid must hold every table tile and at most the rack tiles on top:
+This is the integer program of den Hertog and Hulshof (2006), made to follow
+the same rules as the turn judge.  Every set a player could lay (runs of 3-5
+tiles, groups of 3-4, jokers as the rules allow) is a column ``x_j``
+counting how often it is laid; for each tile face the sets laid must hold
+every table tile and at most the rack tiles on top:
 
     t_i <= sum_j s_ij x_j <= t_i + r_i
 
-so the rack tiles played are ``y_i = sum_j s_ij x_j - t_i`` and need no
-variables of their own.  Longer runs never need a column: a run of 6 or more
-splits into runs of 3-5 (table sets the catalogue lacks, such as long runs,
-get a column of their own so they can stay as they are).  HiGHS (``highspy``)
-solves the program exactly.
+so the rack tiles played are ``sum_j s_ij x_j - t_i``.  Longer runs never
+need a column: a run of 6 or more splits into runs of 3-5 (table sets the
+catalogue lacks get columns of their own).  HiGHS (``highspy``) solves the
+program exactly.
+
+Jokers are modelled by what they stand for, as the judge (rules.turns) reads
+them: a run column exists for every place a joker can take (``R5 R6 J`` is
+R7, ``J R5 R6`` is R4) and is worth the judge's value of that layout.  A
+table joker keeps standing for its tile unless that tile is put on the
+table (one row per joker meaning).  Table sets that may only grow (every set
+where the game knows no manipulation, as in American and International;
+sets holding a joker where those are fixed) are blocks: exactly one of their
+grown forms is laid, and a form with a joker replaced by its tile sets that
+joker free.
+
+What linear rows do not say (where a freed joker may be re-used, the tile
+left for the discard in the American family, ...) the judge says: each
+optimum goes to :func:`rules.turns.validate_turn` with the same options, and
+an optimum it rejects is cut off (a no-good cut) and the program solved
+again.  The answer is therefore always a move the judge accepts, and the best
+such move.
 
 Objectives, one after the other (weights keep them strictly ordered):
 
@@ -23,18 +40,16 @@ Objectives, one after the other (weights keep them strictly ordered):
    is easy to lay out by hand;
 3. the other measure (with ``"tiles"``: the face value of the tiles played;
    with ``"value"``: how many tiles).
-
-Jokers are treated as free tiles: the program may move a table joker to
-another set, which the rules allow only by replacing it (seed 004_* "The
-Joker"); the rule options on retrieved jokers are not modelled.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, product
 from typing import Iterable, Sequence
 
 import highspy
@@ -42,10 +57,16 @@ import numpy as np
 
 from rules.options import RuleOptions, require
 from rules.sets import analyse_set
-from rules.tiles import JOKER, JOKER_INDEX, STANDARD, XP, Color, Tile, TileSet, format_tiles
+from rules.tiles import JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
+from rules.turns import validate_turn
 
 OBJECTIVES = ("tiles", "value")
 _FACES = JOKER_INDEX + 1  # 52 number faces and the joker
+MAX_CUTS = 200  # optima the judge may reject before the solver gives up (never reached in the tests)
+
+
+class SolverError(RuntimeError):
+    """The judge rejected more optima than :data:`MAX_CUTS`: no answer rather than an unproven one."""
 
 
 @dataclass
@@ -55,7 +76,8 @@ class Solution:
     ``value`` is the table's value after the move minus its value before, a
     joker counting as the tile it stands for; with the table untouched it is
     the value of the tiles put down.  ``kept`` counts table sets left
-    together (unchanged or only added to).
+    together (unchanged or only added to).  ``rounds`` is how many optima the
+    program produced before the judge accepted one (1: the first).
     """
 
     count: int
@@ -63,6 +85,7 @@ class Solution:
     placed: list[Tile]
     sets: list[list[Tile]]
     kept: int = 0
+    rounds: int = 1
 
     def to_dict(self) -> dict:
         return {
@@ -74,8 +97,8 @@ class Solution:
 
 
 def tile_box(options: RuleOptions) -> TileSet:
-    """The box the options play with: 106 tiles or the 160-tile XP set."""
-    return XP if require(options, "tile_box").tile_set == "xp" else STANDARD
+    """The box the options play with (``options.box``)."""
+    return require(options, "tile_box").box
 
 
 def solve(
@@ -86,12 +109,13 @@ def solve(
     initial: int | None = None,
     options: RuleOptions,
 ) -> Solution | None:
-    """The best move from ``rack`` onto ``table``, or None when no rack tile can be played.
+    """The best legal move from ``rack`` onto ``table``, or None when no rack tile can be played.
 
     With ``initial=N`` the move is an initial meld: new sets from rack tiles
-    only, together worth at least N, the table left as it is.  Raises
-    RuleError for an invalid table set (named) or more copies of a tile than
-    the box holds.
+    only, together worth at least N, the table left as it is.  Every move
+    returned is one :func:`rules.turns.validate_turn` accepts under the same
+    options.  Raises RuleError for an invalid table set (named) or more
+    copies of a tile than the box holds.
     """
     o = require(options, "solve")
     if objective not in OBJECTIVES:
@@ -104,35 +128,48 @@ def solve(
     if not rack:
         return None
 
-    cat = _catalogue(o.one_high, 2 if o.two_jokers_in_set else 1)
+    cat = _catalogue(o.one_high, _jokers_per_set(o))
     table_counts = _counts(t for s in table for t in s)
     rack_counts = _counts(rack)
     before = sum(_set_value(s, o) for s in table)
     n_table = int(table_counts.sum())
+    most = len(rack) - 1 if o.flow.draw_then_discard else len(rack)  # one tile is left for the discard
 
     if initial is not None:
         # new sets from the rack alone; the table stays exactly as it lies
         model = _Model(cat, avail=rack_counts, low=np.zeros(_FACES, dtype=np.int64))
-        model.add_row("size", lower=1)
+        model.add_row("size", lower=1, upper=most)
         model.add_row("value", lower=initial)
+        judge = o.replace(initial_meld=initial)
     else:
         model = _Model(cat, avail=table_counts + rack_counts, low=table_counts)
-        model.keep(table, o)
-        model.add_row("size", lower=n_table + 1)
+        model.blocks(table, o)
+        # sets that are blocks are kept by their block rows; the others are rewarded for staying whole
+        model.keep([s for s in table if o.manipulation and (o.manipulate_joker_sets or JOKER not in s)], o)
+        model.joker_rows(table, o)
+        model.add_row("size", lower=n_table + 1, upper=n_table + most)
+        judge = o
 
     if objective == "tiles":
-        sets = model.solve("size", "face", sum(t.number or 0 for t in rack))
+        weights = ("size", "face", sum(t.number or 0 for t in rack))
     else:
-        sets = model.solve("value", "size", len(rack))
-    if sets is None:
-        return None
-    if initial is not None:
-        after, kept = [*(_natural(s, o) for s in table), *sets], len(table)
-    else:
-        after, kept = _in_table_order(sets, table)
-    placed = sorted((Counter(t for s in after for t in s) - Counter(t for s in table for t in s)).elements())
-    value = sum(_set_value(s, o) for s in after) - before
-    return Solution(count=len(placed), value=value, placed=placed, sets=after, kept=kept)
+        weights = ("value", "size", len(rack))
+    search = model.search(*weights)
+    rounds = 0
+    for sets in search:
+        rounds += 1
+        if initial is not None:
+            after, kept = [*(_natural(s, o) for s in table), *sets], len(table)
+        else:
+            after, kept = _in_table_order(sets, table)
+        verdict = validate_turn(table, after, rack, has_melded=initial is None, options=judge)
+        if verdict.legal:
+            placed = sorted(verdict.placed)
+            value = sum(_set_value(s, o) for s in after) - before
+            return Solution(count=len(placed), value=value, placed=placed, sets=after, kept=kept, rounds=rounds)
+        if rounds > MAX_CUTS:
+            raise SolverError(f"the judge rejected {MAX_CUTS} optimal moves in a row; giving up")
+    return None
 
 
 def arrange(
@@ -141,7 +178,7 @@ def arrange(
     *,
     like: Sequence[Sequence[Tile]] | None = None,
 ) -> list[list[Tile]] | None:
-    """A legal table made of exactly ``tiles``, or None if there is none.
+    """A table of valid sets made of exactly ``tiles``, or None if there is none.
 
     ``like`` is a layout to stay close to (for example the illegal table a
     turn left behind): its valid sets are kept whole where possible.
@@ -152,11 +189,11 @@ def arrange(
     if not tiles:
         return []
     counts = _counts(tiles)
-    cat = _catalogue(o.one_high, 2 if o.two_jokers_in_set else 1)
+    cat = _catalogue(o.one_high, _jokers_per_set(o))
     model = _Model(cat, avail=counts, low=counts)
     like = [list(s) for s in like or () if analyse_set(list(s), o).valid]
     model.keep(like, o, extend=False)
-    sets = model.solve(None, None, 0)
+    sets = next(model.search(None, None, 0), None)
     return None if sets is None else _in_table_order(sets, like)[0]
 
 
@@ -165,7 +202,7 @@ def suggest_rearrangement(
     after: Sequence[Sequence[Tile]],
     options: RuleOptions,
 ) -> list[list[Tile]] | None:
-    """After an illegal turn: a legal layout of the tiles now on the table, or None.
+    """After an illegal turn: a table of valid sets made of the tiles now on the table, or None.
 
     Sets that are valid in ``after`` (or were on the table ``before``) are
     kept whole where possible.
@@ -178,12 +215,10 @@ def suggest_rearrangement(
 
 
 def _check_tiles(table: list[list[Tile]], rack: list[Tile], o: RuleOptions) -> None:
-    from rules.tiles import RuleError
-
     for t in [*(t for s in table for t in s), *rack]:
         if not isinstance(t, Tile):
             raise TypeError(f"expected tiles, got {t!r}")
-    tile_box(o).check_counts([*(t for s in table for t in s), *rack])
+    o.box.check_counts([*(t for s in table for t in s), *rack])
     for i, s in enumerate(table, 1):
         verdict = analyse_set(s, o)
         if not verdict.valid:
@@ -197,62 +232,68 @@ def _counts(tiles: Iterable[Tile]) -> np.ndarray:
     return c
 
 
+def _jokers_per_set(o: RuleOptions) -> int:
+    return min(2, o.max_jokers) if o.two_jokers_in_set else 1
+
+
 # --- the candidate sets -----------------------------------------------------
 
 
 @dataclass(frozen=True)
 class _Catalogue:
-    """Every candidate set once (as a multiset), with its best reading laid out in order."""
+    """Every candidate set once, laid out in order with each joker at the place of its tile."""
 
     S: np.ndarray  # (n, 53) copies of each face in each set
     size: np.ndarray
-    value: np.ndarray  # jokers as the tiles they stand for, best reading
+    value: np.ndarray  # the judge's value of the layout
     face: np.ndarray  # face value of the number tiles only
     layout: tuple[tuple[Tile, ...], ...]  # natural order, JOKER at its place
-    index: dict  # (sorted natural indices, jokers) -> row
+    meanings: tuple[tuple[frozenset, ...], ...]  # what each joker of the layout stands for (the judge's reading)
+    index: dict  # (sorted natural indices, jokers) -> rows with those tiles
+
+
+def _judged(shown: Sequence[Tile], one_high: bool) -> tuple[int, tuple[frozenset, ...]]:
+    """Value and joker meanings of a layout as the judge reads it (box and joker limits do not matter here)."""
+    verdict = analyse_set(shown, _CATALOGUE_RULES[one_high])
+    return verdict.value or 0, tuple(verdict.joker_meanings())
+
+
+_CATALOGUE_RULES = {flag: RuleOptions(one_high=flag, tile_set="xp") for flag in (False, True)}
 
 
 @lru_cache(maxsize=8)
 def _catalogue(one_high: bool, jokers_per_set: int) -> _Catalogue:
-    best: dict[tuple[tuple[int, ...], int], tuple[int, tuple[Tile, ...]]] = {}
+    shown_sets: dict[tuple[int, ...], tuple[Tile, ...]] = {}
 
-    def add(meant: tuple[Tile, ...], value: int) -> None:
-        for k in range(jokers_per_set + 1):
+    def add(meant: tuple[Tile, ...], group: bool) -> None:
+        for k in range(min(jokers_per_set, len(meant) - 1) + 1):
             for spots in combinations(range(len(meant)), k):
-                if k == len(meant):
-                    continue
                 shown = tuple(JOKER if i in spots else t for i, t in enumerate(meant))
-                key = (tuple(sorted(t.index for t in shown if not t.is_joker)), k)
-                if key not in best or value > best[key][0]:
-                    best[key] = (value, shown)
+                # a group's jokers may stand for any missing colour: one layout per choice of tiles
+                key = tuple(sorted(t.index for t in shown)) if group else tuple(t.index for t in shown)
+                shown_sets.setdefault(key, shown)
 
     top = 14 if one_high else 13
     for colour in Color:
         for length in range(3, 6):
             for start in range(1, top - length + 2):
-                nums = range(start, start + length)
-                meant = tuple(Tile(colour, 1 if n == 14 else n) for n in nums)
-                add(meant, sum(1 if n == 14 else n for n in nums))
+                add(tuple(Tile(colour, 1 if n == 14 else n) for n in range(start, start + length)), False)
     for number in range(1, 14):
         for size in (3, 4):
             for colours in combinations(Color, size):
-                add(tuple(Tile(c, number) for c in colours), number * size)
+                add(tuple(Tile(c, number) for c in colours), True)
 
-    keys = sorted(best)
-    S = np.zeros((len(keys), _FACES), dtype=np.int64)
-    value = np.zeros(len(keys), dtype=np.int64)
-    face = np.zeros(len(keys), dtype=np.int64)
-    layouts = []
-    for j, key in enumerate(keys):
-        naturals, k = key
-        S[j, list(naturals)] = 1
-        S[j, JOKER_INDEX] = k
-        value[j], shown = best[key]
-        face[j] = sum(i % 13 + 1 for i in naturals)
-        layouts.append(shown)
+    layouts = list(shown_sets.values())
+    S = np.array([_counts(s) for s in layouts], dtype=np.int64)
+    judged = [_judged(s, one_high) for s in layouts]
+    value = np.array([v for v, _ in judged], dtype=np.int64)
+    face = np.array([sum(t.number or 0 for t in s) for s in layouts], dtype=np.int64)
+    index: dict = {}
+    for j, s in enumerate(layouts):
+        index.setdefault((tuple(sorted(t.index for t in s if not t.is_joker)), s.count(JOKER)), []).append(j)
     for a in (S, value, face):
         a.setflags(write=False)
-    return _Catalogue(S, S.sum(1), value, face, tuple(layouts), {k: j for j, k in enumerate(keys)})
+    return _Catalogue(S, S.sum(1), value, face, tuple(layouts), tuple(m for _, m in judged), index)
 
 
 def _natural(tiles: Sequence[Tile], o: RuleOptions) -> list[Tile]:
@@ -262,16 +303,9 @@ def _natural(tiles: Sequence[Tile], o: RuleOptions) -> list[Tile]:
 
 
 def _reading(s: Sequence[Tile], o: RuleOptions) -> tuple[Tile, ...] | None:
-    """What each tile of a valid set means: as the tiles lie if that reads, else the most valuable reading."""
+    """What each tile of a valid set means, as the judge reads it (its first reading)."""
     verdict = analyse_set(list(s), o)
-    if not verdict.readings:
-        return None
-    laid = [r for r, ok in zip(verdict.readings, verdict.laid) if ok]
-    return laid[0] if laid else max(verdict.readings, key=_reading_value)
-
-
-def _reading_value(reading: Sequence[Tile]) -> int:
-    return sum(t.number for t in reading)
+    return verdict.readings[0] if verdict.readings else None
 
 
 def _place(meant: Tile, reading: Sequence[Tile]) -> int:
@@ -287,12 +321,12 @@ def _place(meant: Tile, reading: Sequence[Tile]) -> int:
 
 
 class _Model:
-    """The candidate columns that fit the tiles at hand, their rows, and the HiGHS call.
+    """The candidate columns that fit the tiles at hand, their rows, and the HiGHS calls.
 
     ``reward`` is the secondary objective: a column that holds a whole set of
-    the layout to keep (``keep``) earns that set's size.  Catalogue columns
-    are checked for it at once; kept sets the catalogue lacks (runs longer
-    than 5, sets with more jokers) and their extensions get columns of their own.
+    the layout to keep (``keep``) earns that set's size.  Block columns
+    (``blocks``) are the grown forms of table sets that may only grow; the
+    blocks' "exactly one form" rows sit in ``eq_rows``.
     """
 
     def __init__(self, cat: _Catalogue, avail: np.ndarray, low: np.ndarray) -> None:
@@ -303,54 +337,139 @@ class _Model:
         self.value = cat.value[idx]
         self.face = cat.face[idx]
         self.layouts = [cat.layout[j] for j in idx]
+        self.meanings = [cat.meanings[j] for j in idx]
         self.reward = np.zeros(len(idx), dtype=np.int64)
         self.rows: list[tuple[str, float, float]] = []
+        self.extra_rows: list[tuple[np.ndarray, float, float]] = []  # dense coefficient rows over columns
+        self.block_of = np.full(len(idx), -1, dtype=np.int64)  # the block a column is a form of (-1: none)
 
     @property
     def n(self) -> int:
         return len(self.size)
 
+    def _append(self, shown_list: list[list[Tile]], o: RuleOptions, reward: list[int], block: int = -1) -> None:
+        if not shown_list:
+            return
+        judged = [_judged(s, o.one_high) for s in shown_list]
+        pad = np.zeros(len(shown_list))
+        self.extra_rows = [(np.append(r, pad), a, b) for r, a, b in self.extra_rows]
+        self.S = np.vstack([self.S, [_counts(s) for s in shown_list]])
+        self.size = np.append(self.size, [len(s) for s in shown_list])
+        self.value = np.append(self.value, [v for v, _ in judged])
+        self.face = np.append(self.face, [sum(t.number or 0 for t in s) for s in shown_list])
+        self.reward = np.append(self.reward, reward)
+        self.layouts += [tuple(s) for s in shown_list]
+        self.meanings += [m for _, m in judged]
+        self.block_of = np.append(self.block_of, [block] * len(shown_list))
+
+    def blocks(self, table: Sequence[Sequence[Tile]], o: RuleOptions) -> None:
+        """Table sets that may only grow: each becomes exactly one of its grown forms.
+
+        Without manipulation every table set is a block, and then no other
+        column may hold table tiles: the rows on each face already see to it,
+        since every table tile lies in its block's form.
+        """
+        if o.manipulation and o.manipulate_joker_sets:
+            return
+        n_blocks = 0
+        for s in table:
+            if o.manipulation and JOKER not in s:
+                continue
+            pairs = _pairs(s, o)
+            if pairs is None:  # jokers only: it stays as it is
+                forms = [list(s)]
+            else:
+                forms = [[t for t, _ in g] for g in _forms(pairs, o, self.avail)]
+            forms = [f for f in forms if (_counts(f) <= self.avail).all()]
+            self._append(forms, o, [len(s)] * len(forms), block=n_blocks)
+            row = (self.block_of == n_blocks).astype(float)
+            self.extra_rows.append((row, 1.0, 1.0))
+            n_blocks += 1
+        if not o.manipulation:
+            # the catalogue's columns are new sets: rack tiles (and freed jokers) only
+            free = self.avail - self.low
+            new = (self.block_of < 0) & (self.S[:, :JOKER_INDEX] <= free[None, :JOKER_INDEX]).all(axis=1)
+            keep = (self.block_of >= 0) | new
+            self._select(keep)
+
+    def _select(self, keep: np.ndarray) -> None:
+        idx = np.flatnonzero(keep)
+        self.S, self.size, self.value = self.S[idx], self.size[idx], self.value[idx]
+        self.face, self.reward, self.block_of = self.face[idx], self.reward[idx], self.block_of[idx]
+        self.layouts = [self.layouts[j] for j in idx]
+        self.meanings = [self.meanings[j] for j in idx]
+        self.extra_rows = [(r[idx], a, b) for r, a, b in self.extra_rows]
+
     def keep(self, table: Sequence[Sequence[Tile]], o: RuleOptions, extend: bool = True) -> None:
-        """Reward columns holding a whole set of ``table`` (with up to two tiles added when ``extend``)."""
+        """Reward columns holding a whole set of ``table``; its own layout (and, when ``extend``,
+        with one or two tiles added) becomes a column where the catalogue lacks it."""
         extra: dict[tuple, tuple[list[Tile], int]] = {}
+        have = {tuple(t.index for t in lay) for lay in self.layouts}
         for s in {tuple(sorted(s)): s for s in table}.values():
             counts = _counts(s)
             if not (counts <= self.avail).all():
                 continue
-            self.reward = np.maximum(self.reward, len(s) * (self.S >= counts).all(axis=1))
+            holds = (self.S >= counts).all(axis=1) & (self.block_of < 0)
+            self.reward = np.where(holds, np.maximum(self.reward, len(s)), self.reward)
             pairs = _pairs(s, o)
-            # a grown set can only fall outside the catalogue from 4 tiles or 2 jokers up
-            extend_here = extend and (len(s) >= 4 or sum(t.is_joker for t in s) >= 2)
-            grown = [] if pairs is None else [pairs, *(_extensions(pairs, o) if extend_here else ())]
+            grown = [] if pairs is None else [pairs, *(_extensions(pairs, o) if extend else ())]
             for shown in [list(s)] if pairs is None else [[t for t, _ in g] for g in grown]:
-                key = (tuple(sorted(t.index for t in shown if not t.is_joker)), sum(t.is_joker for t in shown))
-                if key not in self.cat.index and len(s) > extra.get(key, ((), 0))[1]:
+                key = tuple(t.index for t in shown)
+                if key not in have and len(s) > extra.get(key, ((), 0))[1]:
                     extra[key] = (shown, len(s))
         columns = [(shown, r) for shown, r in extra.values() if (_counts(shown) <= self.avail).all()]
-        if columns:
-            self.S = np.vstack([self.S, [_counts(shown) for shown, _ in columns]])
-            self.size = np.append(self.size, [len(shown) for shown, _ in columns])
-            self.value = np.append(self.value, [_set_value(shown, o) for shown, _ in columns])
-            self.face = np.append(self.face, [sum(t.number or 0 for t in shown) for shown, _ in columns])
-            self.reward = np.append(self.reward, [r for _, r in columns])
-            self.layouts += [tuple(shown) for shown, _ in columns]
+        if not o.manipulation:
+            free = self.avail - self.low
+            columns = [(shown, r) for shown, r in columns if (_counts(shown)[:JOKER_INDEX] <= free[:JOKER_INDEX]).all()]
+        self._append([shown for shown, _ in columns], o, [r for _, r in columns])
+
+    def joker_rows(self, table: Sequence[Sequence[Tile]], o: RuleOptions) -> None:
+        """A table joker keeps standing for its tile unless that tile is put on the table.
+
+        For each distinct reading M of table jokers (c of them): the jokers laid
+        standing for a tile of M, plus the tiles of M supplied (from the rack,
+        or anywhere on the table where the rules allow that), reach c.  The
+        judge asks more (one supplied tile per freed joker, kept jokers matched
+        one to one); this row is what it implies, so it never cuts a legal move.
+        """
+        need: Counter = Counter()
+        for s in table:
+            if JOKER in s:
+                need.update(analyse_set(s, o).joker_meanings())
+        for m, c in need.items():
+            faces = sorted(t.index for t in m)
+            laid = np.array([sum(bool(a & m) for a in ms) for ms in self.meanings], dtype=float)
+            supplied = self.S[:, faces].sum(axis=1).astype(float)
+            lower = c + (0 if o.joker_replacement_from_table else float(self.low[faces].sum()))
+            self.extra_rows.append((laid + supplied, lower, np.inf))
 
     def add_row(self, measure: str, lower: float = -np.inf, upper: float = np.inf) -> None:
         """A bound on one of the column measures ("size" or "value") summed over the sets laid."""
         self.rows.append((measure, lower, upper))
 
-    def solve(self, primary: str | None, third: str | None, third_max: int) -> list[list[Tile]] | None:
-        """The sets laid for the best lexicographic objective; None if there is no solution.
+    def search(self, primary: str | None, third: str | None, third_max: int):
+        """Optimal layouts, best first: each next one after the previous is cut off.
 
         ``primary`` and ``third`` name column measures ("size", "value", "face");
         with no primary objective the search is mostly for any feasible layout.
         """
+        if self.n == 0:
+            return
         zero = np.zeros(self.n, dtype=np.int64)
         w2 = third_max + 1
         w1 = (int(self.avail.sum()) + 1) * w2  # the reward never exceeds the tiles laid
         cost = w1 * (getattr(self, primary) if primary else zero) + w2 * self.reward
         cost = cost + (getattr(self, third) if third else zero)
 
+        # each column is split into binary copies (x_j = copies laid), so that one
+        # layout is one 0/1 vector and a rejected one can be cut off alone
+        safe = np.maximum(self.S, 1)
+        ub = np.where(self.S > 0, self.avail[None, :] // safe, np.iinfo(np.int64).max).min(axis=1)
+        ub = np.where(self.block_of >= 0, np.minimum(ub, 1), ub)
+        copy_of = np.repeat(np.arange(self.n), ub)
+        m = len(copy_of)
+        if m == 0:
+            return
         faces = np.flatnonzero(self.avail)
         blocks = [self.S[:, faces].T]
         lo = [self.low[faces].astype(float)]
@@ -359,13 +478,29 @@ class _Model:
             blocks.append(getattr(self, measure)[None, :])
             lo.append(np.array([a], float))
             hi.append(np.array([b], float))
-        A = np.vstack(blocks)
-        safe = np.maximum(self.S, 1)
-        ub = np.where(self.S > 0, self.avail[None, :] // safe, np.iinfo(np.int64).max).min(axis=1)
-        chosen = _run_highs(cost, ub.astype(float), A, np.concatenate(lo), np.concatenate(hi), primary is None)
-        if chosen is None:
-            return None
-        return [list(self.layouts[j]) for j in sorted(chosen) for _ in range(chosen[j])]
+        for row, a, b in self.extra_rows:
+            blocks.append(row[None, :])
+            lo.append(np.array([a], float))
+            hi.append(np.array([b], float))
+        A = np.vstack(blocks)[:, copy_of].astype(float)
+        # copy k+1 of a column only when copy k: x_j1 >= x_j2 >= ...
+        pairs = [(i - 1, i) for i in range(1, m) if copy_of[i] == copy_of[i - 1]]
+        order = np.zeros((len(pairs), m))
+        for r, (a, b) in enumerate(pairs):
+            order[r, a], order[r, b] = 1.0, -1.0
+        A = np.vstack([A, order]) if pairs else A
+        row_lo = np.concatenate([*lo, np.zeros(len(pairs))])
+        row_hi = np.concatenate([*hi, np.full(len(pairs), np.inf)])
+        h = _Program(np.asarray(cost, float)[copy_of], A, row_lo, row_hi, primary is None)
+        while True:
+            x = h.run()
+            if x is None:
+                return
+            ones = np.flatnonzero(x)
+            chosen = Counter(int(copy_of[i]) for i in ones)
+            yield [list(self.layouts[j]) for j in sorted(chosen) for _ in range(chosen[j])]
+            # no-good cut: at least one copy must change
+            h.cut(ones, m)
 
 
 def _in_table_order(sets: list[list[Tile]], table: Sequence[Sequence[Tile]]) -> tuple[list[list[Tile]], int]:
@@ -393,85 +528,186 @@ def _pairs(tiles: Sequence[Tile], o: RuleOptions) -> list[tuple[Tile, Tile]] | N
 
 
 def _set_value(shown: list[Tile], o: RuleOptions) -> int:
-    """The set's value as rules.sets counts it: a joker as the most valuable tile it may stand for."""
+    """The set's value as rules.sets counts it."""
     if not any(t.is_joker for t in shown):
         return sum(t.number for t in shown)
     return analyse_set(shown, o).value or 0
 
 
+def _ends(pairs: list[tuple[Tile, Tile]], o: RuleOptions) -> tuple[list[Tile], list[Tile]]:
+    """The tiles that could go before and after a set, nearest first (a group: its missing colours after)."""
+    meant = [m for _, m in pairs]
+    if len({m.number for m in meant}) > 1:  # a run
+        colour, numbers = meant[0].color, [_place(m, meant) for m in meant]
+        low = [Tile(colour, n) for n in range(numbers[0] - 1, 0, -1)]
+        top = 14 if o.one_high and numbers[0] > 1 else 13
+        high = [Tile(colour, 1 if n == 14 else n) for n in range(numbers[-1] + 1, top + 1)]
+        return low, high
+    have = {m.color for m in meant}
+    return [], [Tile(c, meant[0].number) for c in Color if c not in have]
+
+
 def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions) -> list[list[tuple[Tile, Tile]]]:
-    """The set with one or two tiles added: at a run's ends, or a group's missing colours.
+    """The set with one or two tiles added: at a run's ends, or a group's missing colours."""
+    return [g for g in _grow(base, o, 2, None) if len(g) > len(base)]
 
-    Built from what each tile means, so every result is a valid set by construction.
+
+def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np.ndarray | None):
+    """Every form of the set with up to ``per_end`` tiles added at each end (a group: its missing
+    colours), each added place a tile or a joker standing for it.  Built from what each tile
+    means, so every result is a valid set by construction."""
+    low, high = _ends(base, o)
+    is_group = len({m.number for _, m in base}) == 1
+    jokers_allowed = _jokers_per_set(o)
+    have_jokers = sum(shown.is_joker for shown, _ in base)
+    out = []
+    if is_group:
+        choices = [c for k in range(len(high) + 1) for c in combinations(high, k) if len(base) + k <= 4]
+        shapes = [((), c) for c in choices]
+    else:
+        shapes = [(tuple(low[:a])[::-1], tuple(high[:b])) for a in range(min(per_end, len(low)) + 1)
+                  for b in range(min(per_end, len(high)) + 1)]
+    for before, after in shapes:
+        if len(base) + len(before) + len(after) > 13:
+            continue
+        added = [*before, *after]
+        for as_joker in product((False, True), repeat=len(added)):
+            if have_jokers + sum(as_joker) > jokers_allowed:
+                continue
+            shown = [JOKER if j else t for t, j in zip(added, as_joker)]
+            pre = list(zip(shown[: len(before)], before))
+            post = list(zip(shown[len(before):], after))
+            grown = [*pre, *base, *post]
+            if is_group:
+                grown = sorted(grown, key=lambda p: int(p[1].color))
+            if avail is not None and not (_counts(t for t, _ in grown) <= avail).all():
+                continue
+            out.append(grown)
+    return out
+
+
+def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) -> list[list[tuple[Tile, Tile]]]:
+    """A block's forms: the set grown at its ends, and with jokers replaced by their tiles (freeing them)."""
+    bases = [pairs]
+    spots = [i for i, (t, _) in enumerate(pairs) if t.is_joker]
+    meant = [m for _, m in pairs]
+    is_group = len({m.number for m in meant}) == 1
+    for k in range(1, len(spots) + 1):
+        for chosen in combinations(spots, k):
+            if is_group:
+                # a group's joker is freed by any missing colour; with both needed, by both
+                missing = [Tile(c, meant[0].number) for c in Color if c not in {t.color for t, _ in pairs if not t.is_joker}]
+                if o.group_joker_needs_both_colors and len(pairs) == 3 and len(spots) == 1:
+                    naturals = [p for p in pairs if not p[0].is_joker]
+                    bases.append(sorted([*naturals, *((t, t) for t in missing)], key=lambda p: int(p[1].color)))
+                    continue
+                keep = [p for i, p in enumerate(pairs) if i not in chosen]
+                for fill in combinations(missing, k):
+                    bases.append(sorted([*keep, *((t, t) for t in fill)], key=lambda p: int(p[1].color)))
+            else:
+                bases.append([(m, m) if i in chosen else (t, m) for i, (t, m) in enumerate(pairs)])
+    out, seen = [], set()
+    for b in bases:
+        for g in _grow(b, o, 2, avail):
+            key = tuple(t.index for t, _ in g)
+            if key not in seen:
+                seen.add(key)
+                out.append(g)
+    return out
+
+
+# --- HiGHS ---------------------------------------------------------------------
+
+_BANNER_LOCK = threading.Lock()
+_PER_THREAD = threading.local()
+
+
+def _highs() -> highspy.Highs:
+    """This thread's silent HiGHS instance, emptied for a new program (made once per thread)."""
+    h = getattr(_PER_THREAD, "highs", None)
+    if h is None:
+        h = _PER_THREAD.highs = _new_highs()
+    else:
+        h.clearModel()
+    return h
+
+
+def _new_highs() -> highspy.Highs:
+    """A silent HiGHS instance.
+
+    highspy prints its "Running HiGHS ..." banner to the process's standard
+    output (file descriptor 1, from C++) when ``Highs()`` is created, before
+    any option can be set; it is sent to /dev/null for that moment, so that a
+    ``--json`` command prints one JSON document and a server's log stays clean.
+    The instance is kept for the thread, so this happens once per thread.
     """
-    jokers_allowed = o.max_jokers if o.two_jokers_in_set else 1
-    out: dict[tuple[int, ...], list[tuple[Tile, Tile]]] = {}
-    frontier = [base]
-    for _ in range(2):
-        nxt = []
-        for pairs in frontier:
-            meant = [m for _, m in pairs]
-            jokers = sum(shown.is_joker for shown, _ in pairs)
-            if len({m.color for m in meant}) == 1:  # a run: the next number at either end
-                colour, numbers = meant[0].color, [_place(m, meant) for m in meant]
-                ends = []
-                if numbers[0] > 1:
-                    ends.append((0, Tile(colour, numbers[0] - 1)))
-                if numbers[-1] < 13 or (o.one_high and numbers[-1] == 13 and numbers[0] > 1):
-                    ends.append((len(pairs), Tile(colour, numbers[-1] % 13 + 1)))
-            else:  # a group: a missing colour, laid in colour order
-                have = {m.color for m in meant}
-                ends = [] if len(pairs) >= 4 else [
-                    (sum(m.color < c for m in meant), Tile(c, meant[0].number)) for c in Color if c not in have
-                ]
-            for at, new in ends:
-                for shown in (new, JOKER) if jokers < jokers_allowed else (new,):
-                    grown = [*pairs[:at], (shown, new), *pairs[at:]]
-                    key = tuple(sorted(t.index for t, _ in grown))
-                    if key not in out:
-                        out[key] = grown
-                        nxt.append(grown)
-        frontier = nxt
-    return list(out.values())
+    with _BANNER_LOCK:
+        try:
+            import sys
+
+            sys.stdout.flush()
+        except (AttributeError, ValueError):
+            pass
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "wb") as null:
+                os.dup2(null.fileno(), 1)
+                h = highspy.Highs()
+                h.setOptionValue("output_flag", False)
+                h.setOptionValue("log_to_console", False)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+    return h
 
 
-def _run_highs(cost, ub, A, row_lo, row_hi, feasibility: bool = False) -> dict[int, int] | None:
-    n = len(cost)
-    if n == 0:
-        return None
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("mip_rel_gap", 0.0)
-    h.setOptionValue("mip_abs_gap", 0.5)  # every objective coefficient is whole
-    h.setOptionValue("threads", 1)
-    # presolve and the costlier root heuristics take far longer than the search itself here;
-    # only the feasibility jump pays, when any layout at all is sought (arrange)
-    h.setOptionValue("presolve", "off")
-    for heuristic in ("rins", "rens", "root_reduced_cost"):
-        h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
-    h.setOptionValue("mip_heuristic_run_feasibility_jump", feasibility)
-    lp = highspy.HighsLp()
-    lp.num_col_ = n
-    lp.num_row_ = A.shape[0]
-    lp.col_cost_ = np.asarray(cost, dtype=float)
-    lp.col_lower_ = np.zeros(n)
-    lp.col_upper_ = ub
-    lp.row_lower_ = row_lo
-    lp.row_upper_ = row_hi
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * n
-    csc = A.T  # columns as rows
-    nz_col, nz_row = np.nonzero(csc)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = np.searchsorted(nz_col, np.arange(n + 1)).astype(np.int32)
-    lp.a_matrix_.index_ = nz_row.astype(np.int32)
-    lp.a_matrix_.value_ = csc[nz_col, nz_row].astype(float)
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    x = np.rint(np.asarray(h.getSolution().col_value)).astype(int)
-    return {int(j): int(x[j]) for j in np.flatnonzero(x)}
+class _Program:
+    """One 0/1 program in HiGHS: maximise ``cost``, rows ``lo <= A x <= hi``; cuts added between runs."""
+
+    def __init__(self, cost, A, row_lo, row_hi, feasibility: bool) -> None:
+        n = len(cost)
+        h = _highs()
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 0.5)  # every objective coefficient is whole
+        h.setOptionValue("threads", 1)
+        # presolve and the costlier root heuristics take far longer than the search itself here;
+        # only the feasibility jump pays, when any layout at all is sought (arrange)
+        h.setOptionValue("presolve", "off")
+        for heuristic in ("rins", "rens", "root_reduced_cost"):
+            h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
+        h.setOptionValue("mip_heuristic_run_feasibility_jump", feasibility)
+        lp = highspy.HighsLp()
+        lp.num_col_ = n
+        lp.num_row_ = A.shape[0]
+        lp.col_cost_ = np.asarray(cost, dtype=float)
+        lp.col_lower_ = np.zeros(n)
+        lp.col_upper_ = np.ones(n)
+        lp.row_lower_ = row_lo
+        lp.row_upper_ = row_hi
+        lp.sense_ = highspy.ObjSense.kMaximize
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+        csc = A.T  # columns as rows
+        nz_col, nz_row = np.nonzero(csc)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = np.searchsorted(nz_col, np.arange(n + 1)).astype(np.int32)
+        lp.a_matrix_.index_ = nz_row.astype(np.int32)
+        lp.a_matrix_.value_ = csc[nz_col, nz_row].astype(float)
+        h.passModel(lp)
+        self.h = h
+
+    def run(self) -> np.ndarray | None:
+        self.h.run()
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        return np.rint(np.asarray(self.h.getSolution().col_value)).astype(int)
+
+    def cut(self, ones: np.ndarray, n: int) -> None:
+        """Forbid exactly this 0/1 vector: sum over its ones of (1 - x) + sum over the rest of x >= 1."""
+        coef = np.ones(n)
+        coef[ones] = -1.0
+        idx = np.arange(n, dtype=np.int32)
+        self.h.addRow(1.0 - len(ones), np.inf, n, idx, coef)
 
 
-__all__ = ["OBJECTIVES", "Solution", "arrange", "solve", "suggest_rearrangement", "tile_box"]
+__all__ = ["OBJECTIVES", "MAX_CUTS", "Solution", "SolverError", "arrange", "solve", "suggest_rearrangement",
+           "tile_box"]

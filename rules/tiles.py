@@ -149,6 +149,7 @@ class TileSet:
     name: str
     copies: int
     jokers: int
+    players: tuple[int, int]  # fewest and most players the box is made for
 
     @property
     def size(self) -> int:
@@ -161,19 +162,27 @@ class TileSet:
         tiles = [t for t in ALL_FACES[:JOKER_INDEX] for _ in range(self.copies)]
         return tiles + [JOKER] * self.jokers
 
+    def excess(self, tiles: Iterable[Tile]) -> dict[Tile, int]:
+        """Each face seen more often than the box holds, with how often it was seen."""
+        return {t: n for t, n in sorted(Counter(tiles).items()) if n > self.count(t)}
+
+    def describe_excess(self, excess: dict[Tile, int]) -> str:
+        """``"3 x R1, 3 x J: the standard 106-tile box holds 2 of each number tile and 2 jokers"``."""
+        return (f"{', '.join(f'{n} x {t}' for t, n in excess.items())}: the {self.name} box holds "
+                f"{self.copies} of each number tile and {self.jokers} jokers")
+
     def check_counts(self, tiles: Iterable[Tile]) -> None:
-        """Raise RuleError naming each face seen more often than the box holds."""
-        too_many = [
-            f"{n} x {t}" for t, n in sorted(Counter(tiles).items()) if n > self.count(t)
-        ]
+        """Raise RuleError naming each face seen more often than the box holds, and the size limit."""
+        tiles = list(tiles)
+        if len(tiles) > self.size:
+            raise RuleError(f"{len(tiles)} tiles, but the {self.name} box holds only {self.size}")
+        too_many = self.excess(tiles)
         if too_many:
-            raise RuleError(
-                f"more copies than the {self.name} set holds: {', '.join(too_many)}"
-            )
+            raise RuleError(f"more copies than the box holds: {self.describe_excess(too_many)}")
 
 
-STANDARD = TileSet("standard 106-tile", copies=2, jokers=2)
-XP = TileSet("XP 160-tile (5-6 players)", copies=3, jokers=4)
+STANDARD = TileSet("standard 106-tile", copies=2, jokers=2, players=(2, 4))
+XP = TileSet("XP 160-tile", copies=3, jokers=4, players=(2, 6))
 
 
 def iter_faces(include_joker: bool = True) -> Iterator[Tile]:

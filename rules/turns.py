@@ -17,22 +17,29 @@ from typing import Sequence
 
 from rules.options import RuleOptions, require
 from rules.sets import SetVerdict, analyse_set
-from rules.tiles import ALL_FACES, JOKER, JOKER_INDEX, STANDARD, XP, Tile, format_tiles
+from rules.problems import Problem, plural, tile_list
+from rules.tiles import ALL_FACES, JOKER, JOKER_INDEX, Tile, format_tiles
 
 
 
 @dataclass
 class TurnVerdict:
-    """The judgement of one turn: legal or not, every problem, and the rack tiles played."""
+    """The judgement of one turn: legal or not, every problem (coded), and the rack tiles played."""
 
     legal: bool
-    problems: list[str]
+    issues: list[Problem]
     placed: list[Tile]
     retrieved: list[frozenset[Tile]] = field(default_factory=list)  # what each freed joker stood for
     meld_value: int | None = None  # value of the initial meld, on that turn only
 
+    @property
+    def problems(self) -> list[str]:
+        """The plain words of each problem."""
+        return [p.message for p in self.issues]
+
     def to_dict(self) -> dict:
-        return {"legal": self.legal, "problems": list(self.problems), "placed": [t.code for t in self.placed]}
+        return {"legal": self.legal, "problems": self.problems, "issues": [p.to_dict() for p in self.issues],
+                "placed": [t.code for t in self.placed]}
 
 
 @dataclass
@@ -97,18 +104,25 @@ def validate_turn(
     *,
     has_melded: bool,
     options: RuleOptions,
+    rack_is_whole: bool = True,
 ) -> TurnVerdict:
-    """Judge the turn that turned table ``before`` into table ``after``, ``rack`` being the rack before it."""
+    """Judge the turn that turned table ``before`` into table ``after``, ``rack`` being the rack before it.
+
+    In the American family (a turn is draw, meld, discard) ``rack`` is the rack
+    after the draw; ``rack_is_whole=False`` says it may be only part of the
+    player's rack (the tiles that appeared, say), so the rule that one tile
+    must be left to discard cannot be judged.
+    """
     o = require(options, "validate_turn")
     before_sets = [tuple(s) for s in before if len(s)]
     after_sets = [tuple(s) for s in after if len(s)]
-    problems: list[str] = []
+    problems: list[Problem] = []
 
     before_v = [analyse_set(s, o) for s in before_sets]
     after_v = [analyse_set(s, o) for s in after_sets]
     for i, (s, v) in enumerate(zip(after_sets, after_v), 1):
         if not v.valid:
-            problems.append(f"set {i} ({format_tiles(s)}) is not valid: {v.problem}")
+            problems.append(Problem("invalid_set", s, f"set {i} ({format_tiles(s)}) is not valid: {v.problem}"))
 
     # counts per tile index (0-52): plain integer lists are much cheaper than Counters of Tiles
     n_before = _counts(t for s in before_sets for t in s)
@@ -116,22 +130,20 @@ def validate_turn(
     n_rack = _counts(rack)
     vanished = [max(0, b - a) for b, a in zip(n_before, n_after)]
     added = [max(0, a - b) for b, a in zip(n_before, n_after)]
-    for i in range(JOKER_INDEX):
-        if vanished[i]:
-            n = vanished[i]
-            problems.append(
-                f"{ALL_FACES[i]} {'was' if n == 1 else f'({n} copies) were'} on the table before and "
-                "is gone: tiles on the table may not be taken back to a rack"
-            )
+    gone = [ALL_FACES[i] for i in range(JOKER_INDEX) for _ in range(vanished[i])]
+    if gone:
+        problems.append(Problem("tile_taken_back", tuple(gone), (
+            f"{tile_list(gone)} {plural(gone, 'was', 'were')} on the table before and "
+            f"{plural(gone, 'is', 'are')} gone: tiles on the table may not be taken back to a rack")))
     if vanished[JOKER_INDEX]:
-        problems.append(
+        problems.append(Problem("joker_taken_back", (JOKER,) * vanished[JOKER_INDEX], (
             "a joker left the table: a joker freed from a set must be played again the same turn "
-            "and may not be kept on a rack"
-        )
-    for i in range(JOKER_INDEX + 1):
-        if added[i] > n_rack[i]:
-            what = "a joker" if i == JOKER_INDEX else str(ALL_FACES[i])
-            problems.append(f"{what} was added to the table but is not on the player's rack")
+            "and may not be kept on a rack")))
+    strangers = [ALL_FACES[i] for i in range(JOKER_INDEX + 1) for _ in range(max(0, added[i] - n_rack[i]))]
+    if strangers:
+        problems.append(Problem("not_on_rack", tuple(strangers), (
+            f"{tile_list(strangers)} {plural(strangers, 'was', 'were')} added to the table but "
+            f"{plural(strangers, 'is', 'are')} not on the player's rack")))
     placed_n = [min(a, r) for a, r in zip(added, n_rack)]
     placed_count = Counter({ALL_FACES[i]: k for i, k in enumerate(placed_n) if k})
     placed: list[Tile] = []
@@ -141,15 +153,18 @@ def validate_turn(
             left[t.index] -= 1
             placed.append(t)
     if not any(added):
-        problems.append("no tile was added from the rack (a player who cannot or will not play draws a tile)")
-    box = XP if o.tile_set == "xp" else STANDARD
-    over = [
-        f"{a + r - p} x {ALL_FACES[i]}"
-        for i, (a, r, p) in enumerate(zip(n_after, n_rack, placed_n))
-        if a + r - p > box.count(ALL_FACES[i])
-    ]
+        problems.append(Problem("nothing_played", (), (
+            "no tile was added from the rack (a player who cannot or will not play draws a tile)")))
+    if o.flow.draw_then_discard and rack_is_whole and rack and len(placed) == len(rack):
+        problems.append(Problem("last_tile_melded", tuple(placed), (
+            "every rack tile was melded: one tile must be left for the final discard "
+            "(a player may not draw and then meld all tiles)")))
+    box = o.box
+    over = box.excess(ALL_FACES[i] for i, (a, r, p) in enumerate(zip(n_after, n_rack, placed_n))
+                      for _ in range(a + r - p))
     if over:
-        problems.append(f"the table and rack hold more copies than the {box.name} set holds: {', '.join(over)}")
+        problems.append(Problem("box_exceeded", tuple(over), (
+            f"the table and the rack hold {box.describe_excess(over)}")))
 
     # jokers, followed by what they stand for
     jb = _joker_list(before_sets, before_v)
@@ -160,7 +175,8 @@ def validate_turn(
     landing = [a for i, a in enumerate(ja) if i not in matched_after]
     retrieved = [b.meanings or frozenset() for b in freed]
     if freed and not has_melded:
-        problems.append("a joker may not be taken from the table before the player's initial meld")
+        problems.append(Problem("joker_before_initial_meld", (JOKER,) * len(freed), (
+            "a joker may not be taken from the table before the player's initial meld")))
     table_after = Counter({ALL_FACES[i]: k for i, k in enumerate(n_after) if k}) if freed else Counter()
     supply = Counter(placed_count) if not o.joker_replacement_from_table else Counter(table_after)
     source = "from the rack" if not o.joker_replacement_from_table else "on the table"
@@ -174,10 +190,9 @@ def validate_turn(
         if need_both:
             missing = [t for t in sorted(meanings) if supply[t] < 1]
             if missing:
-                problems.append(
+                problems.append(Problem("joker_group_needs_both_colours", tuple(missing), (
                     f"the joker in the group {format_tiles(orig)} is freed only when both missing "
-                    f"tiles are supplied {source}; {_names(missing)} {'is' if len(missing) == 1 else 'are'} missing"
-                )
+                    f"tiles are supplied {source}; {_names(missing)} {plural(missing, 'is', 'are')} missing")))
             for t in meanings:
                 supply[t] -= 1
             continue
@@ -186,29 +201,15 @@ def validate_turn(
             detail = ""
             if o.joker_replacement_from_table is False and any(table_after[t] for t in meanings):
                 detail = " (the replacing tile must come from the rack under these rules)"
-            problems.append(
+            problems.append(Problem("joker_not_replaced", (JOKER, *sorted(meanings)), (
                 f"the joker that stood for {_names(meanings)} in {format_tiles(orig)} now stands for "
-                f"another tile, but {_names(meanings)} was not put {source} in its place{detail}"
-            )
+                f"another tile, but {_names(meanings)} was not put {source} in its place{detail}")))
         else:
             supply[got] -= 1
-    for b, a in zip(freed, landing):
-        _check_reuse(o, b, a, before_sets, after_sets, placed_count, problems)
+    _check_reuse(o, len(freed), landing, before_sets, after_sets, placed_count, problems)
 
-    if not o.manipulate_joker_sets:
-        freed_by_set = Counter(b.set_index for b in freed)
-        after_counts = [Counter(s) for s in after_sets]
-        for i, s in enumerate(before_sets):
-            if JOKER not in s:
-                continue
-            need = Counter(s)
-            need[JOKER] -= freed_by_set[i]
-            need = +need
-            if not any(all(c[t] >= n for t, n in need.items()) for c in after_counts):
-                problems.append(
-                    f"the set {format_tiles(s)} holds a joker: tiles may be added to it, "
-                    "but it may not be split or rearranged"
-                )
+    if has_melded or o.manipulate_on_initial_meld:
+        _check_kept_whole(o, before_sets, after_sets, freed, problems)
 
     meld_value = None
     if not has_melded:
@@ -217,42 +218,87 @@ def validate_turn(
     return TurnVerdict(not problems, problems, placed, retrieved, meld_value)
 
 
-def _check_reuse(o, b, a, before_sets, after_sets, placed_count, problems) -> None:
-    """The freed joker ``b`` landed in after-set ``a.set_index``: is that re-use allowed?"""
-    rule = o.retrieved_joker
-    if rule == "any_set":
+def _check_kept_whole(o, before_sets, after_sets, freed, problems) -> None:
+    """Sets that may only grow (all of them without manipulation; joker sets where those are
+    fixed) must each lie inside a set of their own after the turn, less the jokers freed from them."""
+    if o.manipulation and o.manipulate_joker_sets:
         return
-    s = after_sets[a.set_index]
+    freed_by_set = Counter(b.set_index for b in freed)
+    blocks = [i for i, s in enumerate(before_sets) if not o.manipulation or JOKER in s]
+    needs = []
+    for i in blocks:
+        need = Counter(before_sets[i])
+        need[JOKER] -= freed_by_set[i]
+        needs.append(+need)
+    holds = [Counter(s) for s in after_sets]
+    fits = [[all(h[t] >= n for t, n in need.items()) for h in holds] for need in needs]
+    owner: dict[int, int] = {}  # after set -> block (a maximum matching, augmenting paths)
+
+    def augment(k: int, seen: set[int]) -> bool:
+        for a, ok in enumerate(fits[k]):
+            if ok and a not in seen:
+                seen.add(a)
+                if a not in owner or augment(owner[a], seen):
+                    owner[a] = k
+                    return True
+        return False
+
+    broken = [blocks[k] for k in range(len(blocks)) if not augment(k, set())]
+    for i in broken:
+        s = before_sets[i]
+        if not o.manipulation:
+            problems.append(Problem("manipulation_not_allowed", s, (
+                f"the set {format_tiles(s)} was split or rearranged: in this game table sets may only be "
+                "extended with rack tiles (and a melded joker replaced by its tile), not manipulated")))
+        else:
+            problems.append(Problem("joker_set_rearranged", s, (
+                f"the set {format_tiles(s)} holds a joker: tiles may be added to it, "
+                "but it may not be split or rearranged")))
+
+
+def _check_reuse(o, n_freed, landing, before_sets, after_sets, placed_count, problems) -> None:
+    """Each joker freed this turn must land in a set the rule ``retrieved_joker`` allows.
+
+    Freed jokers and jokers played from the rack look alike, so the freed ones
+    are given the best landing places; jokers from the rack take the rest.
+    """
+    if o.retrieved_joker == "any_set" or not n_freed:
+        return
+    verdicts = [_reuse_problem(o, after_sets[a.set_index], before_sets, placed_count) for a in landing]
+    bad = [p for p in verdicts if p is not None]
+    good = len(verdicts) - len(bad)
+    problems.extend(bad[: max(0, n_freed - good)])
+
+
+def _reuse_problem(o, s, before_sets, placed_count) -> Problem | None:
+    """Why a freed joker may not land in after-set ``s`` (None: it may)."""
+    rule = o.retrieved_joker
     have = Counter(s)
     existed = any(
         all(have[t] >= n for t, n in need.items())
         for need in (Counter(t for t in old if not t.is_joker) for old in before_sets)
         if need
     )
-    from_rack = Counter({t: min(n, placed_count[t]) for t, n in have.items() if not t.is_joker})
     label = format_tiles(s)
     if existed:
-        problems.append(
+        return Problem("freed_joker_in_old_set", s, (
             f"the freed joker was put into {label}, which extends a set already on the table; "
-            "it must be played in a new set"
-        )
-        return
+            "it must be played in a new set"))
     if rule == "new_set":
-        return
+        return None
+    from_rack = Counter({t: min(n, placed_count[t]) for t, n in have.items() if not t.is_joker})
     n_rack = sum(from_rack.values())
     if n_rack < 2:
-        problems.append(
+        return Problem("freed_joker_needs_rack_tiles", s, (
             f"the freed joker must be played in a new set with at least two tiles from the rack; "
-            f"{label} has {n_rack}"
-        )
-        return
+            f"{label} has {n_rack}"))
     if rule == "new_set_only_joker_and_rack":
         core = [JOKER] + list(from_rack.elements())
         if not analyse_set(core, o).valid:
-            problems.append(
+            return Problem("freed_joker_not_own_set", tuple(core), (
                 f"the freed joker must first form a new set with rack tiles alone; "
-                f"{format_tiles(core)} is not a set by itself"
-            )
+                f"{format_tiles(core)} is not a set by itself"))
+    return None
 
 
 def _initial_meld(o, before_sets, after_sets, after_v, placed_count, problems) -> int:
@@ -261,10 +307,10 @@ def _initial_meld(o, before_sets, after_sets, after_v, placed_count, problems) -
     new = Counter(_key(s) for s in after_sets)
     changed = old - new
     if changed and not o.manipulate_on_initial_meld:
-        problems.append(
+        used = sorted(changed.elements())
+        problems.append(Problem("initial_meld_uses_table", tuple(t for s in used for t in s), (
             "the initial meld must be new sets made of rack tiles only; the table sets "
-            f"{', '.join(format_tiles(s) for s in sorted(changed.elements()))} were used or changed"
-        )
+            f"{', '.join(format_tiles(s) for s in used)} were used or changed")))
     fresh = new - old
     left = Counter(placed_count)
     value = 0
@@ -276,9 +322,8 @@ def _initial_meld(o, before_sets, after_sets, after_v, placed_count, problems) -
             left -= need
             value += v.value or 0
     if value < o.initial_meld and any(placed_count.values()):
-        problems.append(
-            f"the initial meld is worth {value} points from rack tiles; it must reach {o.initial_meld}"
-        )
+        problems.append(Problem("initial_meld_too_low", tuple(sorted(placed_count.elements())), (
+            f"the initial meld is worth {value} points from rack tiles; it must reach {o.initial_meld}")))
     return value
 
 

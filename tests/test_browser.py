@@ -1,8 +1,8 @@
 """End to end in real headless Chromium (Debian's /usr/bin/chromium driven by Playwright).
 
 One test serves a table laid out in tile notation (a fake camera, so every
-check is exact); the other starts ``rummikub-companion serve`` on the shipped
-sample images with the real tile model.
+check is exact); others play the shipped recorded game through the real tile
+model, on a laptop and on a phone, saving a screenshot after each move.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from werkzeug.serving import make_server  # noqa: E402
 
 from webui.app import create_app  # noqa: E402
 from webui_fakes import FakeClock, FakeLive  # noqa: E402
+from recorded_game import RecordedGame  # noqa: E402
 from test_webui_db import call, free_port, serve  # noqa: E402
 
 
@@ -98,20 +99,22 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     # the space bar ends the turn; the verdict is in plain words
     page.keyboard.press("Space")
     page.wait_for_function("document.getElementById('current-player').textContent === 'Ben'")
-    assert "legal" in page.locator("#verdict-summary").inner_text()
-    assert "O11 O12 O13" in page.locator("#verdict-summary").inner_text()
+    assert page.locator("#verdict").is_hidden()  # Ben's turn starts clean
+    assert "Ann: placed O11 O12 O13" in page.locator("#last-turn-text").inner_text()
 
     # Ben breaks a run and runs out of time: the start-of-turn snapshot is shown, 3 tiles penalty
     live.set_table("R1 R2 | R3 K3 | K7 B7 O7 J | O11 O12 O13")
     page.wait_for_function("document.querySelectorAll('#sets .set.invalid').length === 2")
     page.keyboard.press("Space")  # not legal: the turn goes on, and the page says why
-    page.wait_for_function("document.getElementById('verdict').classList.contains('illegal')")
+    page.wait_for_function("document.getElementById('verdict-word').textContent === 'NOT LEGAL'")
     assert page.locator("#current-player").inner_text() == "Ben"
-    assert page.locator("#verdict-problems li").count() >= 2
+    sets_line = page.locator("#verdict-groups li").first.inner_text()  # two broken sets, one line
+    assert sets_line.startswith("Not a valid set") and "R1 R2" in sets_line and "R3 K3" in sets_line
     clock.advance(61)
     page.locator("#restore").wait_for()
     assert "Ben" in page.locator("#restore-text").inner_text()
-    assert "3 tiles" in page.locator("#restore-text").inner_text()
+    assert "draws 3" in page.locator("#restore-text").inner_text()
+    assert page.locator("#clock-caption").inner_text().lower() == "paused"  # Cid's clock waits
     assert page.locator("#restore-sets .set").count() == 3
     page.wait_for_function("document.getElementById('snapshot-img').naturalWidth > 0")
     assert page.locator("#current-player").inner_text() == "Cid"
@@ -121,11 +124,11 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     # Cid calls Rummikub!; the others' racks are typed and the hand is scored
     page.click("#rummikub")
     page.locator("#tally").wait_for()
-    page.fill("input[data-player=Ann]", "R12 B1")
+    page.fill("textarea[data-player=Ann]", "R12 B1")
     live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13 | J")  # Ben lays his rack in view
     page.click(".tally-row:has-text('Ben') >> text=Read")
-    page.wait_for_function("document.querySelector('input[data-player=Ben]').value === 'J'")
-    assert page.input_value("input[data-player=Ann]") == "R12 B1"  # the refresh kept what Ann typed
+    page.wait_for_function("document.querySelector('textarea[data-player=Ben]').value === 'J'")
+    assert page.input_value("textarea[data-player=Ann]") == "R12 B1"  # the refresh kept what Ann typed
     page.click("text=Confirm and score")
     page.wait_for_function("!document.getElementById('controls').hidden")
     page.screenshot(path=str(tmp_path / "table.png"), full_page=True)
@@ -133,7 +136,7 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     sheet = page.locator("#score-sheet")
     sheet.wait_for()
     text = sheet.inner_text()
-    assert "Game 1" in text and "+43" in text and "-13" in text and "-30" in text
+    assert "Hand 1" in text and "+43" in text and "-13" in text and "-30" in text
     page.screenshot(path=str(tmp_path / "scores.png"), full_page=True)
     assert (tmp_path / "table.png").stat().st_size > 10_000
 
@@ -151,28 +154,169 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
             (Path(keep) / name).write_bytes((tmp_path / name).read_bytes())
 
 
-def test_serve_on_the_sample_images(browser, tmp_path):
+def save(page, tmp_path: Path, name: str) -> Path:
+    """A full-page screenshot, also kept in $WEBUI_SCREENSHOTS when set (CI keeps that folder)."""
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=True)
+    keep = os.environ.get("WEBUI_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        (Path(keep) / name).write_bytes(path.read_bytes())
+    return path
+
+
+@pytest.fixture
+def recorded_server(tmp_path):
+    game = RecordedGame()
+    clock = FakeClock()
+    app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": game.live, "NOW": clock, "TICKER": False})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", game, clock, app.extensions["companion"]
+    server.shutdown()
+    game.live.stop()
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)], ids=["laptop", "phone"])
+def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path, viewport):
+    """Ann and Ben play the recorded hand: every verdict, the time-out, Rummikub!, the tally and the sheet."""
+    url, game, clock, companion = recorded_server
+    w, h = viewport
+    phone = w < 600
+    page = browser.new_page(viewport={"width": w, "height": h}, is_mobile=phone, has_touch=phone)
+    tag = "phone" if phone else "laptop"
+    shots = []
+    for n, event in enumerate(game.script["events"]):
+        game.play_to(event["after_frame"])
+        action, expect = event["action"], event["expect"]
+        if action == "start":
+            page.goto(url + "/new")
+            page.fill("textarea[name=players]", "\n".join(game.script["players"]))
+            page.click("button:has-text('Start the game')")
+            page.wait_for_url(url + "/")
+            assert page.locator("#current-player").inner_text() == "Ann"
+            continue
+        same = "(t) => window.state && window.state.table.split(' | ').sort().join('|') === t.split(' | ').sort().join('|')"
+        page.wait_for_function(same, arg=event["table"])
+        if action == "end_turn":
+            player = page.locator("#current-player").inner_text()
+            assert page.locator("#verdict-word").inner_text() == expect  # seen before the button is pressed
+            page.click("#end-turn")
+            if expect == "LEGAL":
+                page.wait_for_function("(p) => document.getElementById('current-player').textContent !== p",
+                                       arg=player)
+                assert page.locator("#verdict").is_hidden()  # the next turn starts clean
+                assert f"{player}: placed" in page.locator("#last-turn-text").inner_text()
+            else:
+                page.wait_for_function("!document.getElementById('verdict').classList.contains('preview')")
+                assert page.locator("#current-player").inner_text() == player
+                assert page.locator("#verdict-groups li").first.inner_text().startswith("Not a valid set: B4 B5")
+                box = page.locator("#verdict-word").bounding_box()
+                assert box["height"] >= 38  # readable from across the table
+        elif action == "time_out":
+            clock.advance(61)
+            companion.tick()
+            page.locator("#restore").wait_for()
+            assert "Ben ran out of time" in page.locator("#restore-text").inner_text()
+            page.wait_for_function("document.getElementById('clock-caption').textContent === 'paused'")
+            assert page.locator("#end-turn").is_disabled()
+            assert page.evaluate("document.getElementById('snapshot-img').hidden") is False
+            assert page.locator("#verdict").is_hidden()  # nobody's turn is judged while the table goes back
+        elif action == "restored":
+            clock.advance(20)  # the players take their time putting it back: Ann's clock waits
+            companion.tick()
+            page.locator("#restore").wait_for(state="hidden")
+            assert page.locator("#current-player").inner_text() == "Ann"
+            assert re.fullmatch(r"1:00|0:59", page.locator("#clock").inner_text())
+        elif action == "rummikub":
+            assert page.locator("#verdict-word").inner_text() == "LEGAL"
+            page.click("#rummikub")
+            page.locator("#tally").wait_for()
+            if phone:  # the tally is on the first screen of a phone, under the clock
+                assert page.locator("#tally").bounding_box()["y"] < h
+            page.click("text=Confirm and score")  # Ben's rack still blank: refused, with the reason
+            page.locator("#tally-error").wait_for()
+            assert "rack not given for Ben" in page.locator("#tally-error").inner_text()
+        elif action == "read_rack":
+            page.click(".tally-row:has-text('Ben') >> text=Read")
+            page.wait_for_function("(r) => document.querySelector('textarea[data-player=Ben]').value === r", arg=expect)
+            page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('45 points')")
+        elif action == "confirm":
+            page.click("text=Confirm and score")
+            page.wait_for_function("!document.getElementById('controls').hidden")
+            assert page.evaluate("window.scrollY") == 0
+            assert "hand 1 scored: Ann +45, Ben -45" in page.locator("#last-turn-text").inner_text()
+            page.click("#undo-hand")  # scored by mistake: the tally opens again, racks kept
+            page.locator("#tally").wait_for()
+            assert page.input_value("textarea[data-player=Ben]") == "K2 K5 O8 J"
+            page.click("text=Confirm and score")
+            page.wait_for_function("!document.getElementById('controls').hidden")
+        shots.append(save(page, tmp_path, f"{tag}-{n:02d}-{action}.png"))
+    assert companion.session.sheet().totals == expect
+    page.click("nav >> text=Scores")
+    text = page.locator("#score-sheet").inner_text()
+    assert "Hand 1" in text and "+45" in text and "-45" in text
+    shots.append(save(page, tmp_path, f"{tag}-scores.png"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= w  # no sideways scrolling
+    assert all(p.stat().st_size > 10_000 for p in shots)
+
+
+def test_offline_banner_when_the_server_is_down(browser, fake_server, tmp_path):
+    url, live, clock = fake_server
+    call(int(url.rsplit(":", 1)[1]), "/api/game", {"players": ["Ann", "Ben"]})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(url + "/")
+    page.locator("#sets .set").first.wait_for()
+    page.route("**/api/**", lambda route: route.abort())  # the server stops answering
+    page.click("#end-turn")
+    page.locator("#offline-banner").wait_for()
+    save(page, tmp_path, "phone-offline.png")
+    page.unroute("**/api/**")
+    page.locator("#offline-banner").wait_for(state="hidden", timeout=10_000)  # back by itself
+
+
+def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
+    url, live, clock = fake_server
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(url + "/settings")
+    assert page.evaluate("document.documentElement.scrollHeight") < 2200  # compact: the joker rules fold away
+    text = page.locator("main").inner_text()
+    assert "one_high" not in text and "False" not in text and "Official Rummikub Book" in text
+    page.fill("#opt-turn_time_limit", "90")
+    page.click("text=Save rules")
+    page.locator("#form-ok").wait_for()
+    save(page, tmp_path, "phone-settings.png")
+    page.goto(url + "/new")
+    page.fill("textarea[name=players]", "Ann\nBen")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    assert page.locator("#clock").inner_text() == "1:30"  # the settings just made
+
+
+def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
+    """``rummikub-companion serve`` with no camera plays the recorded game: its tables and verdicts make sense."""
     port = free_port()
-    proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: sample_images/
+    proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: the recorded game
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(f"http://127.0.0.1:{port}/")
-        page.locator("#sets .set").first.wait_for(timeout=60_000)  # the model reads the first picture
-        assert page.locator("#sets .tile").count() >= 3
-        call(port, "/api/game", {"players": ["Ann", "Ben"]})
-        page.reload()
-        assert page.locator("#current-player").inner_text() == "Ann"
-        assert re.fullmatch(r"[01]:\d\d", page.locator("#clock").inner_text())
+        assert "recorded game of Ann and Ben" in page.locator("#no-game").inner_text()
+        page.click("#no-game >> text=start a new game")
+        assert page.input_value("textarea[name=players]") == "Ann\nBen"  # filled in for the newcomer
+        page.click("button:has-text('Start the game')")
+        page.wait_for_url(f"http://127.0.0.1:{port}/")
+        # Ann's opening run (33 points) is read off the video and judged legal so far
+        page.wait_for_function("window.state && window.state.table === 'R10 R11 R12'", timeout=90_000)
+        page.wait_for_function("document.getElementById('verdict-word').textContent === 'LEGAL'")
+        assert page.locator("#sets .set.invalid").count() == 0
         page.click("#end-turn")
-        page.locator("#verdict-summary").wait_for()
-        winner = page.locator("#current-player").inner_text()
-        other = "Ben" if winner == "Ann" else "Ann"
-        page.click("#rummikub")
-        page.fill(f"input[data-player={other}]", "K13")
-        page.click("text=Confirm and score")
-        page.wait_for_function("!document.getElementById('controls').hidden")
-        assert call(port, "/api/scores")["totals"] == {winner: 13, other: -13}
-        page.screenshot(path=str(tmp_path / "sample.png"), full_page=True)
+        page.wait_for_function("document.getElementById('current-player').textContent === 'Ben'")
+        # Ben lays two tiles that are no set: the page says so in one line
+        page.wait_for_function("document.getElementById('verdict-word').textContent === 'NOT LEGAL'",
+                               timeout=60_000)
+        assert "B4 B5" in page.locator("#verdict-groups").inner_text()
+        save(page, tmp_path, "serve-recorded-game.png")
     finally:
         proc.kill()
         proc.wait(10)

@@ -25,7 +25,7 @@ class TestCheck:
         doc = json.loads(out)
         assert list(doc) == ["sets"]
         assert doc["sets"][0] == {"tiles": ["R5", "R6", "J"], "valid": True, "kind": "run", "value": 18,
-                                  "problem": None}
+                                  "problem": None, "code": None, "concerns": []}
         assert doc["sets"][1]["kind"] == "group" and doc["sets"][1]["value"] == 21
 
     def test_some_invalid_exit_1(self, capsys):
@@ -150,7 +150,7 @@ class TestTurn:
         code, out, _ = run(capsys, "turn", "--before", "R1 R2 R3", "--after", "R1 R2 R3 R4, K5 B5 O5",
                            "--rack", "R4 K5 B5 O5 K1", "--json")
         assert code == 0
-        assert json.loads(out) == {"legal": True, "problems": [], "placed": ["R4", "K5", "B5", "O5"]}
+        assert json.loads(out) == {"legal": True, "problems": [], "issues": [], "placed": ["R4", "K5", "B5", "O5"]}
 
     def test_illegal_lists_problems(self, capsys):
         code, out, _ = run(capsys, "turn", "--before", "R1 R2 R3 | K5 B5 O5", "--after", "R1 R2 | K5 B5 O5 R5",
@@ -160,7 +160,7 @@ class TestTurn:
         assert doc["placed"] == ["R5"]
 
     def test_initial_meld_flag_and_rules(self, capsys):
-        argv = ["turn", "--after", "R6 R7 R8", "--rack", "R6 R7 R8", "--not-melded"]
+        argv = ["turn", "--after", "R6 R7 R8", "--rack", "R6 R7 R8 K1", "--not-melded"]
         assert run(capsys, *argv)[0] == 1
         assert run(capsys, *argv, "--rules", "american")[0] == 0
 

@@ -56,7 +56,7 @@ def test_sheet_games_rounds_and_winner():
     assert sheet.games_per_round == 4 and sheet.rounds == 0  # 3 of the 4 games of a round
     # 004_* 'Winning': most games won, ties broken by the highest score
     assert sheet.overall_winner == "Player D"
-    sheet.score({"Player A": P(""), "Player B": P("R1"), "Player C": P("R1"), "Player D": P("R1")})
+    sheet.score({"Player A": P(""), "Player B": P("R1"), "Player C": P("R1"), "Player D": P("K1")})
     assert sheet.rounds == 1 and sheet.round_of(5) == 2
 
 
@@ -114,6 +114,10 @@ racks = st.dictionaries(
 @settings(max_examples=100, deadline=None)
 @given(racks, st.booleans())
 def test_sabra_hand_sums_to_zero(hand, pool_empty):
+    if find_variant("sabra").box.excess(t for r in hand.values() for t in r):
+        with pytest.raises(RuleError):
+            score_hand(hand, pool_empty=pool_empty, options=SABRA)
+        return
     empties = [p for p, r in hand.items() if not r]
     if len(empties) > 1 or (not empties and not pool_empty):
         with pytest.raises(RuleError):
@@ -123,6 +127,22 @@ def test_sabra_hand_sums_to_zero(hand, pool_empty):
     assert sum(r.scores.values()) == 0
     if r.winner is not None:
         assert r.scores[r.winner] == max(r.scores.values())
+
+
+@pytest.mark.parametrize("racks, options, message, source", [
+    ({"A": [], "B": P("R5 R5 R5 R5 J J J")}, "sabra", "4 x R5, 3 x J",
+     "004_* leaflet 'Contents': 106 tiles, two of each number and colour, 2 jokers"),
+    ({"A": [], "B": P("R5 R5"), "C": P("R5")}, "sabra", "3 x R5", "004_*: 'Each combination ... represented twice'"),
+    ({"A": [], "B": P("R5 R5 R5 J J J J J")}, "xp", "5 x J", "004_* leaflet: XP 160 tiles, 4 jokers"),
+])
+def test_racks_the_box_cannot_hold_are_refused(racks, options, message, source):
+    with pytest.raises(RuleError, match=message):
+        score_hand(racks, options=find_variant(options))
+
+
+def test_xp_box_holds_three_of_each():
+    r = score_hand({"A": [], "B": P("R5 R5"), "C": P("R5 J J J")}, options=find_variant("xp"))
+    assert r.scores["A"] == 10 + 5 + 90
 
 
 class TestIsraeli:

@@ -91,7 +91,21 @@ def test_run_readings_follow_the_order_tiles_lie_in():
     assert set(end.readings) == {tuple(parse_tiles(t)) for t in ["R5 R6 R7", "R5 R6 R4"]}
     assert end.joker_meanings() == [frozenset({Tile(Color.RED, 7)})]
     assert start.joker_meanings() == [frozenset({Tile(Color.RED, 4)})]
-    assert end.value == start.value == 18  # the highest reading
+    # 004_*: a joker's "number and colour are that of the tile needed" where it lies
+    assert (end.value, start.value) == (18, 15)
+
+
+@pytest.mark.parametrize("text, value, kind, source", [
+    ("J K9 K10", 27, "run", "004_* leaflet: a joker in the initial meld scores the tile it represents (K8)"),
+    ("J R5 R6 J", 22, "run", "004_* 'The Joker': its number is that of the tile needed at its place (R4-R7)"),
+    ("R7 R6 J", 18, "run", "laid descending, the joker is R5"),
+    ("J J R13", 39, "group", "004_* 'Variations': two jokers and one tile are declared group or run; "
+                             "the order leaves the choice, the most valuable reading counts"),
+    ("R5 J J", 18, "run", "ascending: R5 R6 R7 (more than the group of 5s)"),
+])
+def test_joker_value_follows_its_place(text, value, kind, source):
+    v = verdict(text)
+    assert (v.value, v.kind) == (value, kind), source
 
 
 def test_two_jokers_group_or_run_every_reading():
@@ -143,18 +157,34 @@ def _plain_valid(tiles, one_high):
     return one_high and high[-1] - high[0] == len(high) - 1
 
 
+def _order_rank(trial, one_high):
+    """0: a group, or a run lying ascending; 1: a run lying descending; 2: lying in no order."""
+    numbers = [t.number for t in trial]
+    if len(set(numbers)) == 1:
+        return 0
+    ways = [numbers] + ([[14 if n == 1 else n for n in numbers]] if one_high else [])
+    if any(w == list(range(w[0], w[0] + len(w))) for w in ways):
+        return 0
+    if any(w == list(range(w[0], w[0] - len(w), -1)) for w in ways):
+        return 1
+    return 2
+
+
 def _reference(tiles, one_high):
-    """Valid if some replacement of the jokers by real faces is valid; value the highest."""
+    """Valid if some replacement of the jokers by real faces is valid; the value of the reading
+    the tiles' order gives (the highest where the order leaves a choice)."""
     spots = [i for i, t in enumerate(tiles) if t.is_joker]
-    best = None
+    found = []
     for faces in itertools.product(ALL_FACES[:52], repeat=len(spots)):
         trial = list(tiles)
         for i, f in zip(spots, faces):
             trial[i] = f
         if _plain_valid(trial, one_high):
-            value = sum(t.number for t in trial)
-            best = value if best is None else max(best, value)
-    return best
+            found.append((_order_rank(trial, one_high), sum(t.number for t in trial)))
+    if not found:
+        return None
+    best = min(r for r, _ in found)
+    return max(v for r, v in found if r == best)
 
 
 def _near_sets():

@@ -6,16 +6,18 @@ import json
 import random
 from collections import Counter
 from functools import lru_cache
+from itertools import product
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli import main
-from rules.options import find_variant
+from rules.options import VARIANTS, find_variant
 from rules.sets import analyse_set, is_valid_set
 from rules.solver import arrange, solve, suggest_rearrangement
 from rules.tiles import JOKER, Color, RuleError, Tile, parse_table, parse_tiles
+from rules.turns import validate_turn
 
 SABRA = find_variant("sabra")
 AMERICAN = find_variant("american")
@@ -39,6 +41,9 @@ def check_legal(table, rack, sol, options=SABRA, initial=False):
     assert sol.value == values - old
     if initial:  # the table sets lie exactly as they did
         assert Counter(map(tuple, map(sorted, table))) <= Counter(map(tuple, map(sorted, sol.sets)))
+    judge = options.replace(initial_meld=min(options.initial_meld, sol.value)) if initial else options
+    verdict = validate_turn(table, sol.sets, rack, has_melded=not initial, options=judge)
+    assert verdict.legal, verdict.problems
 
 
 # --- hand-checked moves -----------------------------------------------------
@@ -60,8 +65,17 @@ MOVES = [
     ("K5 B5 J", "O5 R5 K11 K12", SABRA, 4, "K5 B5 O5 R5 | K11 K12 J"),
     # 004_* Sets: "The number 1 is always played as the lowest number, it cannot follow the number 13."
     ("R11 R12 R13", "R1", SABRA, 0, None),
-    # 004_* American (Official Book): '1' may follow 13 ...
-    ("R11 R12 R13", "R1", AMERICAN, 1, "R11 R12 R13 R1"),
+    # 004_* American (Official Book): '1' may follow 13 (K9 stays for the discard) ...
+    ("R11 R12 R13", "R1 K9", AMERICAN, 1, "R11 R12 R13 R1"),
+    # ... "not allowed to draw a tile and then meld all your tiles, leaving yourself with no discard"
+    ("R11 R12 R13", "R1", AMERICAN, 0, None),
+    # 004_* Sabra is "Manipulation Rummy": the run is split to take R3 ...
+    ("R1 R2 R3 R4", "R3 R5 R6 K1", SABRA, 3, "R1 R2 R3 | R3 R4 R5 R6"),
+    # ... American only extends table sets ("extend ... melded groups or runs by adding tiles")
+    ("R1 R2 R3 R4", "R3 R5 R6 K1", AMERICAN, 2, "R1 R2 R3 R4 R5 R6"),
+    # 004_* American: "replace the joker by this tile, provided that you immediately use the joker
+    # in a 'new' meld of your own"
+    ("R5 J R7", "R6 B9 B10 K1", AMERICAN, 3, "R5 R6 R7 | B9 B10 J"),
     # ... but never be high and low at once: 13-1-2 is no run
     ("", "R13 R1 R2", AMERICAN, 0, None),
     # the joker lies at its place: here it stands for R4
@@ -95,8 +109,8 @@ INITIAL = [
     ("K9 K10 J", 30, SABRA, 3, 30),  # the joker reads as K11
     ("K9 K10 J", 31, SABRA, 0, 0),
     ("K10 K11 K12 O1", 50, SABRA, 0, 0),
-    ("K7 B7 O7 R2 R3 R4", 21, AMERICAN, 6, 30),  # American threshold 21; both sets go down
-    ("R12 R13 R1", 21, AMERICAN, 3, 26),  # '1' high: 12 + 13 + 1
+    ("K7 B7 O7 R2 R3 R4 O9", 21, AMERICAN, 6, 30),  # American threshold 21; both sets go down, O9 is discarded
+    ("R12 R13 R1 K5", 21, AMERICAN, 3, 26),  # '1' high: 12 + 13 + 1
 ]
 
 
@@ -191,42 +205,62 @@ POOL_FACES = [Tile(c, n) for c in (Color.BLACK, Color.RED, Color.BLUE) for n in 
 
 
 @lru_cache(maxsize=None)
-def _best_partition(tiles: tuple[Tile, ...], options) -> int | None:
-    """Highest total value over all ways to lay exactly ``tiles`` as valid sets (None: no way)."""
+def _partitions(tiles: tuple[Tile, ...], options) -> tuple[tuple[tuple[Tile, ...], ...], ...]:
+    """Every way to lay exactly ``tiles`` as valid sets (each set as a sorted tuple)."""
     if not tiles:
-        return 0
+        return ((),)
     first, rest = tiles[0], tiles[1:]
-    best = None
+    out = set()
     for mask in range(1, 1 << len(rest)):
         if bin(mask).count("1") < 2:
             continue
-        chosen = [first] + [t for i, t in enumerate(rest) if mask >> i & 1]
-        verdict = analyse_set(chosen, options)
-        if not verdict.valid:
+        chosen = tuple(sorted([first] + [t for i, t in enumerate(rest) if mask >> i & 1], key=_key))
+        if not analyse_set(chosen, options).valid:
             continue
         left = tuple(t for i, t in enumerate(rest) if not mask >> i & 1)
-        sub = _best_partition(left, options)
-        if sub is not None and (best is None or verdict.value + sub > best):
-            best = verdict.value + sub
-    return best
+        for sub in _partitions(left, options):
+            out.add(tuple(sorted((chosen, *sub))))
+    return tuple(out)
+
+
+def _key(t: Tile) -> int:
+    return t.index
+
+
+@lru_cache(maxsize=None)
+def _layouts(s: tuple[Tile, ...], options) -> tuple[tuple[Tile, ...], ...]:
+    """The set laid in order once for each thing its jokers may stand for (a joker sits at its tile's place)."""
+    out = set()
+    for reading in analyse_set(s, options).readings:
+        colours = {t.color for t in reading}
+        high = 13 in {t.number for t in reading} and 2 not in {t.number for t in reading}
+        place = (lambda m: 14 if m.number == 1 and high else m.number) if len(colours) == 1 else (lambda m: m.color)
+        out.add(tuple(t for t, _ in sorted(zip(s, reading), key=lambda p: place(p[1]))))
+    return tuple(sorted(out, key=lambda lay: [t.index for t in lay]))
 
 
 def brute_force(table, rack, objective, initial, options):
-    """(count, value) of the best move by trying every subset of the rack, or None."""
-    key = lambda t: t.index  # noqa: E731
+    """(count, value) of the best move the judge accepts, trying every subset of the rack, every
+    way to lay the tiles as sets, and every reading of their jokers; None when there is none."""
     old = sum(analyse_set(s, options).value for s in table)
     base = [] if initial is not None else [t for s in table for t in s]
+    judge = options if initial is None else options.replace(initial_meld=initial)
     best = None
-    subsets = {tuple(sorted((t for i, t in enumerate(rack) if m >> i & 1), key=key)) for m in range(1, 1 << len(rack))}
-    for played in subsets:
-        value = _best_partition(tuple(sorted([*base, *played], key=key)), options)
-        if value is None or (initial is not None and value < initial):
-            continue
-        score = (len(played), value - old if initial is None else value)
-        if objective == "value":
-            score = score[::-1]
-        if best is None or score[0] > best[0]:
-            best = score
+    subsets = {tuple(sorted((t for i, t in enumerate(rack) if m >> i & 1), key=_key)) for m in range(1, 1 << len(rack))}
+    for played in sorted(subsets, key=len, reverse=True):
+        if objective == "tiles" and best is not None and len(played) < best[0]:
+            break
+        for part in _partitions(tuple(sorted([*base, *played], key=_key)), options):
+            for laid in product(*(_layouts(s, options) for s in part)):
+                after = [list(s) for s in laid]
+                if initial is not None:
+                    after = [*table, *after]
+                if not validate_turn(table, after, rack, has_melded=initial is None, options=judge).legal:
+                    continue
+                value = sum(analyse_set(s, options).value for s in after) - old
+                score = (len(played), value) if objective == "tiles" else (value, len(played))
+                if best is None or score[0] > best[0]:
+                    best = score
     if best is None:
         return None
     return best if objective == "tiles" else best[::-1]
@@ -234,8 +268,8 @@ def brute_force(table, rack, objective, initial, options):
 
 @st.composite
 def deals(draw):
-    options = draw(st.sampled_from([SABRA, AMERICAN, XP]))
-    box = Counter({f: 3 if options is XP else 2 for f in POOL_FACES})
+    options = draw(st.sampled_from(list(VARIANTS.values())))
+    box = Counter({f: options.box.copies for f in POOL_FACES})
     box[JOKER] = 2
     table = []
     for _ in range(draw(st.integers(0, 2))):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import io
 import json
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.options import OPTION_DOCS
+from rules.options import OPTION_DOCS, find_variant
 from webui.app import create_app
 from webui_fakes import FakeClock, FakeLive
 
@@ -100,7 +101,7 @@ def test_hand_scored_and_exported_as_csv(client, live):
     rows = list(csv.reader(io.StringIO(res.get_data(as_text=True))))
     assert rows == [["", "Ann", "Ben"], ["Game 1", "42", "-42"], ["Total", "42", "-42"]]
     page = client.get("/scores").get_data(as_text=True)
-    assert "Export CSV" in page and "+42" in page and "Games won" in page
+    assert "Export CSV" in page and "+42" in page and "Hands won" in page and "Hand 1" in page
 
 
 def test_settings_change_rules_and_hint(client):
@@ -113,32 +114,101 @@ def test_settings_change_rules_and_hint(client):
     assert set(opts["docs"]) == set(OPTION_DOCS) and "dutch_sabra" in opts["variants"]
 
 
-def test_settings_page_has_a_field_for_every_option(client):
+def test_settings_page_speaks_the_players_words(client):
+    """Every option has a field with a label in plain words: no raw option names, True/False, null or files."""
     page = client.get("/settings").get_data(as_text=True)
     for name in OPTION_DOCS:
         assert f'name="{name}"' in page, name
-    form = {name: "" for name in OPTION_DOCS}
-    form.update(game="sabra", initial_meld="50", joker_penalty="25", one_high="false",
-                retrieved_joker="any_set", manipulate_joker_sets="true", group_joker_needs_both_colors="true",
-                joker_replacement_from_table="false", manipulate_on_initial_meld="true",
-                direction="counterclockwise", turn_time_limit="", unfinished_turn_penalty="3",
-                tile_set="standard", scoring="sabra", two_jokers_in_set="true", trump_bonus="0", hint="on")
-    page = client.post("/settings", data=form).get_data(as_text=True)
-    assert "Saved" in page
+    shown = re.sub(r"<[^>]+>", " ", page)  # the text a player reads
+    for raw in [n for n in OPTION_DOCS if "_" in n] + ["False", "True", "null", "None", "004_", ".md", ".txt"]:
+        assert raw not in shown, raw
+    assert "Official Rummikub Book" in shown and "Points the first meld needs" in shown
+    res = client.post("/api/settings", json={"options": {"initial_meld": 50, "turn_time_limit": None,
+                                                         "direction": "counterclockwise"}, "hint": True})
+    assert res.status_code == 200 and res.get_json()["applies"] == "now"
     opts = client.get("/api/options").get_json()
     assert opts["options"]["initial_meld"] == 50 and opts["options"]["turn_time_limit"] is None
     assert opts["options"]["direction"] == "counterclockwise" and opts["hint"] is True
-    bad = client.post("/settings", data=dict(form, initial_meld="lots")).get_data(as_text=True)
-    assert "initial_meld" in bad and "lots" in bad
+    bad = client.post("/api/settings", json={"options": {"initial_meld": "lots"}}).get_json()
+    assert "initial_meld" in bad["message"] and "lots" in bad["message"]
 
 
-def test_new_game_form(client):
-    res = client.post("/new", data={"players": "Ann\nBen\nCid", "rules": "american", "first": "2", "trump": "R7"})
-    assert res.status_code == 302
+def test_rule_changes_apply_from_the_next_hand(client, live):
+    start(client, ["Ann", "Ben"])
+    res = client.post("/api/settings", json={"options": {"initial_meld": 50}})
+    assert res.get_json()["applies"] == "from the next hand"
     game = client.get("/api/state").get_json()["game"]
-    assert game["current"] == "Cid" and game["game"] == "american" and game["trump"] == "R7"
-    res = client.post("/new", data={"players": "Solo", "rules": "sabra"})
-    assert res.status_code == 200 and "1 players" in res.get_data(as_text=True)
+    assert game["pending"].startswith("Sabra rules, 50-point")
+    assert client.get("/api/state").get_json()["options"]["initial_meld"] == 30  # this hand keeps its rules
+    res = client.post("/api/settings", json={"rules": "american"})
+    assert res.status_code == 409 and "confirm" in res.get_json()["message"]  # another game: asks first
+    assert client.post("/api/settings", json={"rules": "american", "confirm": True}).status_code == 200
+    client.post("/api/rummikub", json={"winner": "Ann"})
+    assert live.rules.game == "sabra"  # the camera judges by the rules of the hand on the table
+    client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
+    state = client.get("/api/state").get_json()
+    assert live.rules == find_variant("american")  # and follows the change with the next hand
+    assert state["game"]["game"] == "american" and state["game"]["turn"]["phase"] == "draw"
+    assert state["game"]["pending"] is None
+
+
+def test_blank_loser_rack_is_refused_with_a_message(client):
+    start(client, ["Ann", "Ben", "Cid"])
+    client.post("/api/rummikub", json={"winner": "Ann"})
+    for racks in ({}, {"Ben": "", "Cid": "K5"}, {"Ben": None, "Cid": "K5"}, {"Ben": "   ", "Cid": "K5"}):
+        res = client.post("/api/tally/confirm", json={"racks": racks})
+        assert res.status_code == 400, racks
+        assert "rack not given for Ben" in res.get_json()["message"]
+        assert "only Ann, who went out, has an empty rack" in res.get_json()["message"]
+    assert client.get("/api/state").get_json()["game"]["status"] == "tally"
+    res = client.post("/api/tally/read", json={"player": "Ben"})  # nothing laid in view
+    assert res.status_code == 400 and "no tiles in view" in res.get_json()["message"]
+    assert client.post("/api/tally/confirm", json={"racks": {"Ben": "K5", "Cid": "R1"}}).status_code == 200
+
+
+def test_undo_the_last_scored_hand(client, live):
+    start(client, ["Ann", "Ben"])
+    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/tally/confirm", json={"racks": {"Ben": "K5 J"}})
+    state = client.get("/api/state").get_json()
+    assert state["game"]["can_undo_hand"] and state["scores"]["totals"] == {"Ann": 35, "Ben": -35}
+    state = client.post("/api/tally/undo").get_json()
+    assert state["game"]["status"] == "tally" and state["game"]["tally"]["racks"]["Ben"] == "K5 J"
+    assert state["scores"]["totals"] == {"Ann": 0, "Ben": 0} and client.get("/api/scores").get_json()["hands"] == []
+    client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
+    assert client.get("/api/scores").get_json()["totals"] == {"Ann": 5, "Ben": -5}
+    live.set_table("")  # the table cleared for the new hand
+    assert client.post("/api/pass").get_json()["verdict"]["legal"]
+    assert client.post("/api/tally/undo").status_code == 400  # only until the next hand's first turn ends
+
+
+def test_points_preview_follows_the_rules(client):
+    assert client.get("/api/tally/points?rack=K5 J R13").get_json() == {"tiles": 3, "points": 48}
+    client.post("/api/settings", json={"rules": "international"})
+    assert client.get("/api/tally/points?rack=K5 J R13").get_json()["points"] == 5 + 30 + 10
+    assert client.get("/api/tally/points?rack=Q9").status_code == 400
+
+
+def test_new_game_keeps_the_settings_and_old_games_stay_reachable(client):
+    client.post("/api/settings", json={"options": {"turn_time_limit": 90, "initial_meld": 40}})
+    start(client, ["Ann", "Ben"])
+    first = client.get("/api/state").get_json()["game"]["id"]
+    assert client.get("/api/state").get_json()["clock"]["limit"] == 90
+    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
+    res = client.post("/api/game", json={"players": ["Cid", "Dan", "Eve"], "rules": "american", "first": 2,
+                                        "trump": "R7"})
+    game = res.get_json()["game"]
+    assert game["current"] == "Eve" and game["game"] == "american" and game["trump"] == "R7"
+    games = client.get("/api/games").get_json()
+    assert [g["players"] for g in games] == [["Cid", "Dan", "Eve"], ["Ann", "Ben"]]
+    page = client.get("/new").get_data(as_text=True)
+    assert "Earlier games" in page and f'data-resume="{first}"' in page
+    assert "Ann" in client.get(f"/scores?game={first}").get_data(as_text=True)
+    state = client.post(f"/api/games/{first}/resume").get_json()
+    assert state["game"]["players"][0]["name"] == "Ann" and state["scores"]["totals"] == {"Ann": 5, "Ben": -5}
+    res = client.post("/api/game", json={"players": ["Solo"]})
+    assert res.status_code == 400 and "1 players" in res.get_json()["message"]
 
 
 def test_page_is_mobile_ready_and_carries_the_state(client):

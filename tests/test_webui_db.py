@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from webui.db import Store, default_db_path
+from rules.game_codec import to_dict
+from webui.db import Store, StoreError, default_db_path
+from webui.session import GameSession, StorageError
+from webui_fakes import FakeClock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,37 +36,81 @@ def test_store_is_wal_and_keeps_settings(tmp_path):
     assert store.get_setting("missing", 7) == 7
 
 
+TURN = {"hand": 1, "number": 1, "player": "Ann", "started_at": 1.0, "ended_at": 2.0, "action": "done",
+        "legal": True, "problems": [], "placed": "R1 R2 R3", "penalty": 0,
+        "table_before": "", "table_after": "R1 R2 R3"}
+HAND = {"number": 1, "winner": "Ann", "pool_empty": False, "racks": {"Ann": "", "Ben": "K5"},
+        "scores": {"Ann": 5, "Ben": -5}}
+
+
 def test_games_hands_scores_and_turns_are_rows(tmp_path):
     store = Store(tmp_path / "c.sqlite3")
-    gid = store.create_game(["Ann", "Ben"], {"game": "sabra"}, {"status": "playing", "n": 1})
-    assert store.game_players(gid) == ["Ann", "Ben"]
-    turn = {"hand": 1, "number": 1, "player": "Ann", "started_at": 1.0, "ended_at": 2.0, "action": "done",
-            "legal": True, "problems": [], "placed": "R1 R2 R3", "penalty": 0,
-            "table_before": "", "table_after": "R1 R2 R3"}
-    store.log_turn(gid, turn, {"status": "playing", "n": 2})
-    store.add_hand(gid, 1, "Ann", False, {"Ann": "", "Ben": "K5"}, {"Ann": 5, "Ben": -5},
-                   {"status": "playing", "n": 3})
+    gid = store.create_game(["Ann", "Ben"], {"game": "sabra"}, {"status": "playing", "n": 1}, b"pic-1")
+    assert store.game_players(gid) == ["Ann", "Ben"] and store.snapshot(gid) == b"pic-1"
+    store.save(gid, {"status": "playing", "n": 2}, turn=TURN, snapshot=b"pic-2")
+    store.save(gid, {"status": "playing", "n": 3}, hands=[HAND])
     again = Store(tmp_path / "c.sqlite3")
-    assert again.latest_game() == (gid, {"game": "sabra"}, {"status": "playing", "n": 3})
-    assert again.hands(gid) == [{"number": 1, "winner": "Ann", "pool_empty": False,
-                                 "racks": {"Ann": "", "Ben": "K5"}, "scores": {"Ann": 5, "Ben": -5}}]
+    assert again.latest_game_id() == gid and again.load_game(gid) == {"status": "playing", "n": 3}
+    assert again.hands(gid) == [HAND] and again.snapshot(gid) == b"pic-2"
     assert [t["placed"] for t in again.turns(gid)] == ["R1 R2 R3"]
-    # a second game with a returning player reuses the player row
-    gid2 = store.create_game(["Ben", "Cid"], {"game": "sabra"}, {"status": "playing"})
+    store.save(gid, {"status": "tally", "n": 4}, hands=[])  # the hand taken back
+    assert store.hands(gid) == [] and store.games()[0]["status"] == "tally"
+    # a second game with a returning player reuses the player row; one picture is kept in all
+    gid2 = store.create_game(["Ben", "Cid"], {"game": "sabra"}, {"status": "playing"}, b"pic-3")
     assert store.game_players(gid2) == ["Ben", "Cid"]
-    assert store.latest_game()[0] == gid2
-    rows = sqlite3.connect(tmp_path / "c.sqlite3").execute("SELECT count(*) FROM players").fetchone()
-    assert rows == (3,)
+    assert store.latest_game_id() == gid2 and store.snapshot(gid) is None
+    con = sqlite3.connect(tmp_path / "c.sqlite3")
+    assert con.execute("SELECT count(*) FROM players").fetchone() == (3,)
+    assert con.execute("SELECT count(*) FROM snapshots").fetchone() == (1,)
+    assert [g["id"] for g in store.games()] == [gid2, gid]
 
 
-def test_hand_rows_are_one_transaction(tmp_path):
-    """A hand whose scores cannot be written leaves neither a hand row nor a changed state."""
+def test_a_save_is_one_transaction(tmp_path):
+    """A hand whose scores cannot be written leaves neither a turn row nor a changed state."""
     store = Store(tmp_path / "c.sqlite3")
     gid = store.create_game(["Ann", "Ben"], {}, {"status": "playing", "n": 1})
-    with pytest.raises(sqlite3.IntegrityError):
-        store.add_hand(gid, 1, "Ann", False, {}, {"Ann": 1, None: 2},
-                       {"status": "playing", "n": 2})
-    assert store.hands(gid) == [] and store.latest_game()[2]["n"] == 1
+    with pytest.raises(StoreError):
+        store.save(gid, {"status": "playing", "n": 2}, turn=TURN, hands=[dict(HAND, scores={"Ann": 1, None: 2})])
+    assert store.hands(gid) == [] and store.turns(gid) == [] and store.load_game(gid)["n"] == 1
+
+
+def fill_the_disk(store: Store) -> None:
+    """The database file may not grow by a page more: SQLite answers SQLITE_FULL, as on a full disk."""
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+
+
+def test_a_full_disk_leaves_the_game_as_it_was(tmp_path):
+    """The write fails: the game shown stays the one stored, the page is told, and play goes on once there is room."""
+    store = Store(tmp_path / "c.sqlite3")
+    session = GameSession(store, now=FakeClock())
+    session.start_game(["Ann", "Ben"])
+    session.end_turn(())  # Ann draws
+    shown = session.game
+    fill_the_disk(store)
+    big_rack = " ".join(["R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"] * 400)  # more than a free page holds
+    with pytest.raises(StorageError, match="full"):
+        session.set_rack("Ben", big_rack)
+    assert session.game == shown and store.load_game(session.game_id) == to_dict(shown)
+    assert "not saved" in session.storage_error
+    store._conn.execute("PRAGMA max_page_count = 1073741823")  # room again
+    session.end_turn(())
+    assert session.storage_error is None and store.load_game(session.game_id) == to_dict(session.game)
+    assert session.current_player == "Ann"
+
+
+def test_a_read_only_database_is_refused_without_changing_the_game(tmp_path):
+    store = Store(tmp_path / "c.sqlite3")
+    session = GameSession(store, now=FakeClock())
+    session.start_game(["Ann", "Ben"])
+    before = session.game
+    store._conn.execute("PRAGMA query_only = ON")  # every write now fails as on a read-only file
+    with pytest.raises(StorageError, match="readonly"):
+        session.end_turn(())
+    with pytest.raises(StorageError):
+        session.start_game(["Cid", "Dan"])
+    assert session.game == before and session.current_player == "Ann" and "not saved" in session.storage_error
+    assert store.load_game(session.game_id) == to_dict(before)
 
 
 def test_default_db_path_follows_xdg(monkeypatch, tmp_path):
@@ -137,10 +184,10 @@ def test_kill_9_and_restart_shows_the_same_game_and_scores(tmp_path):
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
-    for key in ("id", "players", "current", "hand", "turn", "pool", "status", "last_verdict"):
+    for key in ("id", "players", "current", "hand", "turn", "pool", "status", "last"):
         assert after["game"][key] == before["game"][key], key
     assert after["game"]["current"] == "Cid" and after["game"]["hand"] == 2
     assert after["scores"]["totals"] == before["scores"]["totals"] == {"Ann": -11, "Ben": 41, "Cid": -30}
     assert after["options"]["turn_time_limit"] == 600
-    assert after["clock"]["started_at"] == before["clock"]["started_at"]  # the turn clock runs on
+    assert after["clock"]["elapsed"] >= before["clock"]["elapsed"] and after["clock"]["running"]  # it runs on
     assert [(t["hand"], t["player"], t["action"]) for t in turns] == [(1, "Ann", "pass"), (2, "Ben", "pass")]

@@ -1,18 +1,25 @@
-"""The game session: seats, turn order, the clock, turn verdicts, penalties, the tally and the sheet.
+"""The game session: the typed game kept in step with SQLite, action by action.
 
 Tables are written in tile notation; the clock is a FakeClock, so no test sleeps.
+The rules themselves are tested in test_game.py; here each action's effect as
+stored and shown.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.game_codec import to_dict
+from rules.game_state import table_of
 from rules.options import find_variant
-from rules.tiles import parse_table
+from rules.tiles import parse_table, parse_tiles
 from webui.db import Store
 from webui.session import GameSession, SessionError
+from webui.views import Hints
 from webui_fakes import FakeClock
 
 
@@ -28,7 +35,8 @@ def new_session(tmp_path, clock, rules="sabra", players=("Ann", "Ben", "Cid"), *
     return session
 
 
-T = parse_table
+def T(text: str):
+    return table_of(parse_table(text)) if text.strip() else ()
 
 
 # --- seats -----------------------------------------------------------------
@@ -52,7 +60,7 @@ def test_player_count_and_names(tmp_path, clock, players, tile_set, ok):
     session = GameSession(store, options=find_variant("sabra", tile_set=tile_set), now=clock)
     if ok:
         session.start_game(players)
-        assert [p["name"] for p in session.to_json()["players"]] == players
+        assert list(session.game.names) == players
     else:
         with pytest.raises(SessionError):
             session.start_game(players)
@@ -73,7 +81,7 @@ def test_turn_order_follows_direction(tmp_path, clock, direction, order):
 
 def test_xp_deal_and_pool(tmp_path, clock):
     s = new_session(tmp_path, clock, players=list("ABCDEF"), tile_set="xp")
-    assert s.to_json()["pool"] == 160 - 6 * 14
+    assert s.game.pool == 160 - 6 * 14
 
 
 # --- Sabra turns (seed 004: initial meld 30 from the rack, draw when nothing is played) ---
@@ -91,29 +99,29 @@ TURNS = [
 @pytest.mark.parametrize("before, after, melded, legal", TURNS)
 def test_end_turn_verdict(tmp_path, clock, before, after, melded, legal):
     s = new_session(tmp_path, clock)
-    if before:
-        s.state["turn"]["table_before"] = before
-    s.state["players"][0]["has_melded"] = melded
+    g = s.game
+    s.game = replace(g, turn=replace(g.turn, table_before=table_of(T(before))),
+                     seats=(replace(g.seats[0], has_melded=melded),) + g.seats[1:])
     verdict = s.end_turn(T(after))
-    assert verdict["legal"] is legal
+    assert verdict.legal is legal
     if legal:
         assert s.current_player == "Ben"  # the turn passed on
-        assert s.state["players"][0]["has_melded"]
+        assert s.game.seats[0].has_melded
     else:
-        assert verdict["problems"], "an illegal turn says why"
+        assert verdict.problems, "an illegal turn says why"
         assert s.current_player == "Ann"  # the turn goes on so the player can fix it
-        assert s.to_json()["turn"]["attempt"]["legal"] is False
+        assert s.game.turn.attempt.legal is False
 
 
 def test_legal_turn_counts_tiles_and_draw(tmp_path, clock):
     s = new_session(tmp_path, clock)
-    pool = s.state["pool"]
+    pool = s.game.pool
     assert pool == 106 - 3 * 14
     s.end_turn(T("R10 R11 R12"))
-    assert s.state["players"][0]["rack_count"] == 11
+    assert s.game.seats[0].rack_count == 11
     s.end_turn(T("R10 R11 R12"))  # Ben plays nothing: draws one
-    assert s.state["players"][1]["rack_count"] == 15
-    assert s.state["pool"] == pool - 1
+    assert s.game.seats[1].rack_count == 15
+    assert s.game.pool == pool - 1
     log = s.store.turns(s.game_id)
     assert [(t["player"], t["action"], t["placed"]) for t in log] == [
         ("Ann", "done", "R10 R11 R12"), ("Ben", "draw", "")]
@@ -122,7 +130,7 @@ def test_legal_turn_counts_tiles_and_draw(tmp_path, clock):
 def test_pass_is_the_same_as_the_button(tmp_path, clock):
     s = new_session(tmp_path, clock)
     verdict = s.end_turn(T("K11 B11 O11"), action="pass")
-    assert verdict["legal"] and verdict["action"] == "pass"
+    assert verdict.legal and s.game.last.action == "pass"
     assert s.current_player == "Ben"
 
 
@@ -133,7 +141,8 @@ def test_clock_counts_down_with_the_rule_limit(tmp_path, clock):
     assert s.clock()["remaining"] == 90
     clock.advance(30)
     assert s.clock()["remaining"] == 60
-    assert s.tick(T("")) is None  # not yet
+    s.tick(T(""))
+    assert s.current_player == "Ann"  # not yet
     no_limit = new_session(tmp_path / "b", clock, rules="american")
     assert no_limit.clock()["remaining"] is None and no_limit.clock()["running"]
 
@@ -141,11 +150,11 @@ def test_clock_counts_down_with_the_rule_limit(tmp_path, clock):
 def test_timeout_on_unchanged_table_draws_one(tmp_path, clock):
     s = new_session(tmp_path, clock)
     clock.advance(61)
-    verdict = s.tick(T(""))
-    assert verdict["legal"] and verdict["action"] == "timeout"
+    s.tick(T(""))
+    assert s.game.last.verdict.legal and s.game.last.action == "timeout"
     assert s.current_player == "Ben"
-    assert s.state["players"][0]["rack_count"] == 15
-    assert s.state["restore"] is None
+    assert s.game.seats[0].rack_count == 15
+    assert s.game.restore is None
 
 
 def test_timeout_on_illegal_table_shows_snapshot_and_penalty(tmp_path, clock):
@@ -153,42 +162,45 @@ def test_timeout_on_illegal_table_shows_snapshot_and_penalty(tmp_path, clock):
     s.end_turn(T("R10 R11 R12"), b"turn-2-start")
     assert s.snapshot_jpeg == b"turn-2-start"
     clock.advance(60.5)
-    verdict = s.tick(T("R10 R11 | R12 K1"))  # Ben broke the run and ran out of time
-    assert not verdict["legal"] and verdict["penalty"] == 3
-    restore = s.state["restore"]
-    assert restore["player"] == "Ben" and restore["sets"] == [["R10", "R11", "R12"]]
-    assert restore["has_picture"] and s.snapshot_jpeg == b"turn-2-start"
-    assert s.state["players"][1]["rack_count"] == 14 + 3 and s.state["players"][1]["penalties"] == 3
-    # Cid's turn starts from the snapshot table, not from the broken one
-    assert s.current_player == "Cid" and s.state["turn"]["table_before"] == "R10 R11 R12"
+    s.tick(T("R10 R11 | R12 K1"))  # Ben broke the run and ran out of time
+    assert not s.game.last.verdict.legal and s.game.last.penalty == 3
+    restore = s.game.restore
+    assert restore.player == "Ben" and restore.table == T("R10 R11 R12")
+    assert s.snapshot_jpeg == b"turn-2-start" and s.store.snapshot(s.game_id) == b"turn-2-start"
+    assert s.game.seats[1].rack_count == 14 + 3 and s.game.seats[1].penalties == 3
+    # Cid's turn starts from the snapshot table, not from the broken one; his clock waits
+    assert s.current_player == "Cid" and s.game.turn.table_before == T("R10 R11 R12")
+    assert s.clock()["paused"] and not s.clock()["running"]
+    clock.advance(30)
+    assert s.clock()["remaining"] == 60
     assert s.store.turns(s.game_id)[-1]["penalty"] == 3
-    # the banner goes once the camera sees the table put back
+    # the banner goes once the camera sees the table put back, and the clock runs
     s.check_restored(T("R12 R10 R11"))
-    assert s.state["restore"] is None
+    assert s.game.restore is None and s.clock()["running"]
 
 
 def test_penalty_size_is_a_rule_option(tmp_path, clock):
     s = new_session(tmp_path, clock, unfinished_turn_penalty=2)
     clock.advance(100)
     s.tick(T("K1"))
-    assert s.state["players"][0]["penalties"] == 2
+    assert s.game.seats[0].penalties == 2
 
 
 # --- American and International flows (seed 004) ---------------------------------
 
 def test_american_turn_is_draw_meld_discard(tmp_path, clock):
     s = new_session(tmp_path, clock, rules="american")
-    assert s.state["pool"] == 106 - 3 * 14 - 1  # the face-up trump tile
-    assert s.state["turn"]["phase"] == "draw"
+    assert s.game.pool == 106 - 3 * 14 - 1  # the face-up trump tile
+    assert s.game.turn.step.value == "draw"
     with pytest.raises(SessionError, match="draw first"):
         s.end_turn([])
     with pytest.raises(SessionError, match="second turn"):
         s.draw("discard")
     s.draw("pool")
-    assert s.state["players"][0]["rack_count"] == 15
+    assert s.game.seats[0].rack_count == 15
     s.end_turn(T("K7 B7 O7"), discard="R2")  # 21 points: the American initial meld
-    ann = s.state["players"][0]
-    assert ann["has_melded"] and ann["rack_count"] == 15 - 3 - 1 and ann["last_discard"] == "R2"
+    ann = s.game.seats[0]
+    assert ann.has_melded and ann.rack_count == 15 - 3 - 1 and ann.discard.code == "R2"
     # counter-clockwise by default in the American game
     assert s.current_player == "Cid"
 
@@ -197,7 +209,7 @@ def test_american_initial_meld_is_21(tmp_path, clock):
     s = new_session(tmp_path, clock, rules="american")
     s.draw("pool")
     verdict = s.end_turn(T("K5 B5 O5"), discard="R2")  # 15 < 21
-    assert not verdict["legal"]
+    assert not verdict.legal
 
 
 def test_international_starter_holds_15_and_skips_the_draw(tmp_path, clock):
@@ -205,13 +217,13 @@ def test_international_starter_holds_15_and_skips_the_draw(tmp_path, clock):
     s = GameSession(store, options=find_variant("international"), now=clock)
     s.start_game(["Ann", "Ben"], first=1, trump="O9")
     assert s.current_player == "Ben"
-    assert s.state["players"][1]["rack_count"] == 15 and s.state["players"][0]["rack_count"] == 14
-    assert s.state["turn"]["phase"] == "meld"  # the 15th tile: no draw on the first turn
-    assert s.state["trump"] == "O9"
+    assert s.game.seats[1].rack_count == 15 and s.game.seats[0].rack_count == 14
+    assert s.game.turn.step.value == "meld"  # the 15th tile: no draw on the first turn
+    assert s.game.trump.code == "O9"
     s.end_turn([], discard="K3")
-    assert s.current_player == "Ann" and s.state["turn"]["phase"] == "draw"
+    assert s.current_player == "Ann" and s.game.turn.step.value == "draw"
     s.draw("discard")  # International: the previous discard may always be taken
-    assert s.state["turn"]["drew"] == {"source": "discard", "tile": "K3"}
+    assert s.game.turn.drew.tile.code == "K3"
 
 
 # --- end of hand -------------------------------------------------------------
@@ -220,7 +232,7 @@ def test_rummikub_tally_scores_the_hand_and_starts_the_next(tmp_path, clock):
     s = new_session(tmp_path, clock)
     s.end_turn(T("R10 R11 R12"))
     s.call_rummikub(T("R10 R11 R12 | K1 K2 K3 K4"))  # Ben went out
-    assert s.state["status"] == "tally" and s.state["tally"]["winner"] == "Ben"
+    assert s.game.status.value == "tally" and s.game.tally.winner == "Ben"
     with pytest.raises(SessionError):
         s.end_turn([])  # no turns during the tally
     # Cid lays his rack beside the table; the camera sees the extra tiles
@@ -230,13 +242,13 @@ def test_rummikub_tally_scores_the_hand_and_starts_the_next(tmp_path, clock):
     result = s.confirm_tally({"Ann": "B13 B2"})  # typed by the players
     assert result["scores"] == {"Ann": -15, "Ben": 50, "Cid": -35}  # joker 30 (seed 004)
     assert sum(result["scores"].values()) == 0
-    assert s.state["status"] == "playing" and s.state["hand"] == 2
+    assert s.game.status.value == "playing" and s.game.hand == 2
     assert s.current_player == "Ben"  # the start passes on
-    assert all(p["rack_count"] == 14 and not p["has_melded"] for p in s.state["players"])
-    sheet = s.sheet_json()
+    assert all(p.rack_count == 14 and not p.has_melded for p in s.game.seats)
+    sheet = s.sheet().summary()
     assert sheet["totals"] == {"Ann": -15, "Ben": 50, "Cid": -35}
     assert sheet["games_won"]["Ben"] == 1
-    assert sheet["rows"][-1] == ["Total", -15, 50, -35]
+    assert s.sheet().to_rows()[-1] == ["Total", -15, 50, -35]
 
 
 def test_winner_rack_must_be_empty(tmp_path, clock):
@@ -265,14 +277,14 @@ def test_sample_score_table_of_the_leaflet(tmp_path, clock):
     for winner, racks in hands:
         s.call_rummikub([], winner=winner)
         s.confirm_tally(racks)
-    assert s.sheet_json()["totals"] == {"A": -14, "B": -29, "C": 4, "D": 39}
+    assert s.sheet().totals == {"A": -14, "B": -29, "C": 4, "D": 39}
 
 
 def test_cancel_tally_goes_back_to_play(tmp_path, clock):
     s = new_session(tmp_path, clock)
     s.call_rummikub([])
     s.cancel_tally()
-    assert s.state["status"] == "playing" and s.current_player == "Ann"
+    assert s.game.status.value == "playing" and s.current_player == "Ann"
 
 
 # --- persistence and hints -----------------------------------------------------
@@ -284,39 +296,38 @@ def test_a_new_session_on_the_same_file_resumes(tmp_path, clock):
     s.confirm_tally({"Ben": "K9", "Cid": "J"})
     s.end_turn(T("O11 O12 O13"))
     again = GameSession(Store(tmp_path / "companion.sqlite3"), now=clock)
-    assert again.to_json() == s.to_json()
-    assert again.sheet_json() == s.sheet_json()
+    assert again.game == s.game and again.snapshot_jpeg == s.snapshot_jpeg
+    assert again.sheet().summary() == s.sheet().summary()
     assert again.options == s.options
 
 
 def test_hint_uses_the_typed_rack(tmp_path, clock):
     s = new_session(tmp_path, clock)
-    assert s.hint(T("")) is None  # off by default
-    s.set_hint(True)
-    assert s.hint(T(""))["needs_rack"]
+    hints = Hints()
+    assert hints.hint(s.game, T(""))["needs_rack"]
     s.set_rack("Ann", "R10 R11 R12 K1")
-    hint = s.hint(T(""))
+    hint = hints.hint(s.game, T(""))
     assert sorted(hint["placed"]) == ["R10", "R11", "R12"]  # K1 alone cannot go out
+    assert hint["sets"] == [{"tiles": ["R10", "R11", "R12"], "new": True}]
     # with the rack known, the validator also checks the tiles came from it
     verdict = s.end_turn(T("R10 R11 R12 R13"))
-    assert not verdict["legal"] and any("R13" in p for p in verdict["problems"])
+    assert not verdict.legal and any(p.code == "not_on_rack" and "R13" in p.message for p in verdict.problems)
     s.end_turn(T("R10 R11 R12"))
-    assert s.state["players"][0]["rack"] == "K1"  # what is left of the typed rack
+    assert s.game.seats[0].rack == tuple(parse_tiles("K1"))  # what is left of the typed rack
 
 
 def test_suggestion_after_an_illegal_turn(tmp_path, clock):
     s = new_session(tmp_path, clock)
-    s.state["turn"]["table_before"] = "R3 R4 R5 | K5 B5 O5"
-    s.state["players"][0]["has_melded"] = True
-    s.set_hint(True)
+    g = s.game
+    s.game = replace(g, turn=replace(g.turn, table_before=table_of(T("R3 R4 R5 | K5 B5 O5"))),
+                     seats=(replace(g.seats[0], has_melded=True),) + g.seats[1:])
+    hints = Hints()
     bad = T("R3 R4 | R5 K5 B5 O5 | R6")  # R5 moved to the group: two sets broken
-    assert s.suggestion(bad) is None  # nothing to suggest before the turn is judged
+    assert hints.suggestion(s.game, bad) is None  # nothing to suggest before the turn is judged
     verdict = s.end_turn(bad)
-    assert not verdict["legal"]
-    suggestion = s.suggestion(bad)
+    assert not verdict.legal
+    suggestion = hints.suggestion(s.game, bad)
     assert sorted(map(sorted, suggestion)) == [["B5", "K5", "O5"], ["R3", "R4", "R5", "R6"]]
-    s.set_hint(False)
-    assert s.suggestion(bad) is None
 
 
 @settings(max_examples=40, deadline=None)
@@ -327,19 +338,19 @@ def test_turns_always_rotate_through_every_player(actions):
     s = GameSession(Store(":memory:"), options=find_variant("sabra"), now=clock)
     s.start_game(["A", "B", "C", "D"])
     for i, action in enumerate(actions):
-        assert s.state["turn"]["player"] == i % 4
+        assert s.game.turn.seat == i % 4
         if action == "tick":
             clock.advance(61)
-            s.tick([])
+            s.tick(())
         else:
             s.end_turn([], action=action)
-    assert s.state["pool"] == 106 - 4 * 14 - len(actions)
+    assert s.game.pool == 106 - 4 * 14 - len(actions)
 
 
 def test_international_hand_with_its_win_details(tmp_path, clock):
     """Seed 004 International: an open win scores 100; losers who melded pay their racks (10 for 1 and 10-13)."""
     s = new_session(tmp_path, clock, rules="international", players=["Ann", "Ben", "Cid"])
-    s.state["players"][1]["has_melded"] = True
+    s.game = replace(s.game, seats=(s.game.seats[0], replace(s.game.seats[1], has_melded=True), s.game.seats[2]))
     s.call_rummikub([], winner="Ann")
     result = s.confirm_tally({"Ben": "R1 K5", "Cid": "B2"}, win="open", joker_discard=True)
     # doubled for the joker discard; Cid never melded: pays 100
@@ -348,10 +359,11 @@ def test_international_hand_with_its_win_details(tmp_path, clock):
 
 def test_rules_saved_by_an_older_version_still_load(tmp_path, clock):
     s = new_session(tmp_path, clock, turn_time_limit=45)
-    options = dict(s.options.to_dict(), retired_option=True)
-    s.store.save_game(s.game_id, s.state, options)
+    doc = to_dict(s.game)
+    doc["options"]["retired_option"] = True
+    s.store.save(s.game_id, doc)
     again = GameSession(Store(tmp_path / "companion.sqlite3"), now=clock)
-    assert again.options.turn_time_limit == 45 and again.current_player == "Ann"
+    assert again.rules.turn_time_limit == 45 and again.current_player == "Ann"
 
 
 TABLES = ["", "R10 R11 R12", "R10 R11 R12 | K1 K2", "R10 R11 R12 R13 | O5 B5 K5", "J R2 R3"]
@@ -372,9 +384,12 @@ def test_whatever_happens_a_restart_shows_the_same_game(tmp_path_factory, steps)
             s.tick(T(table), b"pic")
         elif action == "rummikub":
             s.call_rummikub(T(table))
-            s.confirm_tally({p["name"]: "K5" for p in s.state["players"] if p["name"] != s.current_player})
+            s.confirm_tally({n: "K5" for n in s.game.names if n != s.current_player})
         else:
-            s.end_turn(T(table), action="done" if action == "end" else "pass")
+            try:
+                s.end_turn(T(table), action="done" if action == "end" else "pass")
+            except SessionError:  # e.g. the table is still being put back: refused, nothing stored
+                pass
         again = GameSession(Store(path), now=clock)
-        assert again.to_json() == s.to_json()
-        assert again.sheet_json() == s.sheet_json()
+        assert again.game == s.game
+        assert again.sheet().summary() == s.sheet().summary()

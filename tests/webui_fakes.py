@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from types import SimpleNamespace
-
 import cv2
 import numpy as np
 
@@ -30,6 +28,7 @@ class FakeLive:
         self.camera_ok = camera_ok
         self.camera_error = camera_error
         self.started = False
+        self.rules = None
         self.tables = []
         self.stable = True
         self.picture = jpeg()
@@ -53,30 +52,22 @@ class FakeLive:
         self.started = True
         return self
 
+    def follow_rules(self, rules) -> None:
+        self.rules = rules
+
     def stop(self) -> None:
         self.started = False
 
     def state(self) -> TableState:
         with self._cond:
-            return TableState(
-                version=self.version, reading=self.reading(), tables=[list(s) for s in self.tables],
-                uncertain=list(self.uncertain),
-                stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
+            n = sum(len(x) for x in self.tables)
+            return TableState.from_sets(
+                self.tables, scores=[0.4 if j in self.uncertain else 0.97 for j in range(n)],
+                inferred=[j in self.inferred for j in range(n)],
+                uncertain=[j in self.uncertain or j in self.inferred for j in range(n)],
+                version=self.version, stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
                 annotated_jpeg=self.picture, frame_jpeg=self.picture, changed_at=self.changed_at, fps=12.5,
             )
-
-    def reading(self):
-        """A TableReading-shaped object: detections (codes, scores, inferred) and sets by index."""
-        codes = [t.code for s in self.tables for t in s]
-        sets, i = [], 0
-        for s in self.tables:
-            sets.append(SimpleNamespace(indices=list(range(i, i + len(s)))))
-            i += len(s)
-        detections = SimpleNamespace(
-            codes=codes, scores=np.array([0.4 if j in self.uncertain else 0.97 for j in range(len(codes))]),
-            inferred=np.array([j in self.inferred for j in range(len(codes))], dtype=bool),
-        )
-        return SimpleNamespace(detections=detections, sets=sets)
 
     def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:
         with self._cond:

@@ -14,8 +14,8 @@ import logging
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -30,26 +30,33 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class TableState:
-    """Everything the page shows about the table, as one immutable snapshot.
+    """Everything the page shows about the table, as one immutable snapshot of plain arrays.
 
+    The tiles of the stable table come in reading order, set by set:
+
+    tiles: (N,) int16, each tile's index 0-52 (``rules.tiles.Tile.from_index``).
+    set_ids: (N,) int16, the set (0..S-1, in reading order) each tile lies in.
+    scores: (N,) float32, the reading's confidence in each tile.
+    inferred: (N,) bool, the code was suggested by the rules, not read.
+    uncertain: (N,) bool, read with low confidence, disputed between frames, or inferred.
+    set_valid: (S,) bool, each set's verdict under the rules the reader follows.
     version: bumps only when the stable table really changed.
-    reading: the ``vision.reader.TableReading`` behind ``tables`` (None before the first).
-    tables: the stable sets, as tiles, in the reading's set order.
-    uncertain: detection indices (into ``reading.detections``) read with low
-        confidence, disputed between frames, or inferred by the rules.
     stable: False while hands move over the table.
     camera_ok / camera_error: frames are coming in / what went wrong (a
         skipped file is reported here while ``camera_ok`` stays True).
-    annotated_jpeg: the frame behind ``reading`` with tiles and sets drawn.
+    annotated_jpeg: the frame behind the table with tiles and sets drawn.
     frame_jpeg: the newest camera frame.
     changed_at: ``time.time()`` of the last version bump.
     fps: frames processed per second, recently.
     """
 
     version: int
-    reading: Any | None
-    tables: list[list[Tile]]
-    uncertain: list[int]
+    tiles: np.ndarray
+    set_ids: np.ndarray
+    scores: np.ndarray
+    inferred: np.ndarray
+    uncertain: np.ndarray
+    set_valid: np.ndarray
     stable: bool
     camera_ok: bool
     camera_error: str | None
@@ -57,6 +64,58 @@ class TableState:
     frame_jpeg: bytes | None
     changed_at: float
     fps: float
+
+    @classmethod
+    def empty(cls, **kw: Any) -> "TableState":
+        """No table read yet (or no camera): zero tiles."""
+        arrays = dict(tiles=np.zeros(0, np.int16), set_ids=np.zeros(0, np.int16), scores=np.zeros(0, np.float32),
+                      inferred=np.zeros(0, bool), uncertain=np.zeros(0, bool), set_valid=np.zeros(0, bool))
+        base = dict(version=0, stable=True, camera_ok=False, camera_error=None, annotated_jpeg=None,
+                    frame_jpeg=None, changed_at=0.0, fps=0.0)
+        return cls(**{**arrays, **base, **kw})
+
+    @classmethod
+    def from_sets(cls, sets: Sequence[Sequence[Tile]], *, scores: Sequence[float] | None = None,
+                  inferred: Sequence[bool] | None = None, uncertain: Sequence[bool] | None = None,
+                  set_valid: Sequence[bool] | None = None, **kw: Any) -> "TableState":
+        """A state from sets of tiles (per-tile marks in reading order over all sets)."""
+        flat = [t for s in sets for t in s]
+        n = len(flat)
+        return cls.empty(
+            tiles=np.array([t.index for t in flat], np.int16),
+            set_ids=np.array([i for i, s in enumerate(sets) for _ in s], np.int16),
+            scores=np.asarray(scores if scores is not None else np.ones(n), np.float32),
+            inferred=np.asarray(inferred if inferred is not None else np.zeros(n), bool),
+            uncertain=np.asarray(uncertain if uncertain is not None else np.zeros(n), bool),
+            set_valid=np.asarray(set_valid if set_valid is not None else np.ones(len(sets)), bool),
+            **kw,
+        )
+
+    @property
+    def tables(self) -> tuple[tuple[Tile, ...], ...]:
+        """The stable sets as tiles."""
+        out: list[list[Tile]] = [[] for _ in range(len(self.set_valid))]
+        for code, set_id in zip(self.tiles.tolist(), self.set_ids.tolist()):
+            out[set_id].append(Tile.from_index(code))
+        return tuple(tuple(s) for s in out)
+
+
+def reading_state(reading: Any, uncertain: Sequence[int], **kw: Any) -> TableState:
+    """The table part of a state from a ``vision.reader.TableReading`` (tiles in set order)."""
+    if reading is None:
+        return TableState.empty(**kw)
+    det = reading.detections
+    order = [int(i) for s in reading.sets for i in s.indices]
+    marked = set(int(i) for i in uncertain)
+    return TableState.empty(
+        tiles=det.class_ids[order].astype(np.int16),
+        set_ids=np.array([k for k, s in enumerate(reading.sets) for _ in s.indices], np.int16),
+        scores=det.scores[order].astype(np.float32),
+        inferred=det.inferred[order].astype(bool),
+        uncertain=np.array([i in marked or bool(det.inferred[i]) for i in order], bool),
+        set_valid=np.array([bool(s.valid) for s in reading.sets], bool),
+        **kw,
+    )
 
 
 def encode_jpeg(image: np.ndarray | None, quality: int = 80, max_width: int | None = None) -> bytes | None:
@@ -161,8 +220,20 @@ class LiveTable:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def follow_rules(self, rules: RuleOptions) -> None:
+        """Judge sets, and infer misread tiles, by the game's rules from the next frame on."""
+        self.rules = rules
+        self._apply_rules()
+
+    def _apply_rules(self) -> None:
+        from vision.reader import TableReader
+
+        if self.rules is not None and isinstance(self.reader, TableReader) and self.reader.options.rules != self.rules:
+            self.reader.options = replace(self.reader.options, rules=self.rules)
+
     def _attach_reader(self) -> None:
         """Let the stabiliser rebuild sets from voted tiles when the reader can."""
+        self._apply_rules()
         if self.reader is not None and self.stabiliser.assemble is None:
             self.stabiliser.assemble = getattr(self.reader, "read_detections", None)
 
@@ -246,11 +317,9 @@ class LiveTable:
         camera_error = self.capture.camera_error
         if self.reader_error:
             camera_error = f"{camera_error}; {self.reader_error}" if camera_error else self.reader_error
-        return TableState(
+        return reading_state(
+            view.reading, view.uncertain,
             version=view.version,
-            reading=view.reading,
-            tables=[list(s) for s in view.tables],
-            uncertain=list(view.uncertain),
             stable=view.stable,
             camera_ok=self.capture.camera_ok if self.capture.running or self.capture.finished else latest is not None,
             camera_error=camera_error,
@@ -267,4 +336,4 @@ class LiveTable:
         return self.state()
 
 
-__all__ = ["LiveTable", "TableState", "TableStabiliser", "encode_jpeg"]
+__all__ = ["LiveTable", "TableState", "reading_state", "TableStabiliser", "encode_jpeg"]

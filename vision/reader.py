@@ -173,7 +173,7 @@ def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
     def closeness(t: Tile) -> tuple[int, int, int]:
         shared = (not t.is_joker and not as_read.is_joker
                   and (t.color == as_read.color) + (t.number == as_read.number))
-        in_order = any(judge(t).laid)
+        in_order = any(rank < 2 for rank in judge(t).ranks)  # 2: not as laid
         return (int(shared), int(in_order), 0 if t.is_joker else 1)
 
     ranked = sorted(candidates, key=closeness, reverse=True)

@@ -255,8 +255,8 @@ class TableStabiliser:
         self._votes += 1
         self._seen.append(_Seen(reading, ids))
         del self._seen[: -self.keep_frames]
-        if self._votes == 1:
-            return 1.0
+        if self._votes == 1 or (expected == 0 and len(det) == 0):
+            return 1.0  # the first vote, or an empty table again: nothing moved
         return matched / max(expected, len(det), 1)
 
     def _consensus(self) -> dict[int, _Track]:

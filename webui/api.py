@@ -7,7 +7,11 @@ import io
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
+from rules.game_state import Status
+from rules.scoring import rack_value
+from rules.tiles import parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
+from webui.views import verdict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -74,8 +78,9 @@ def _end_turn(action: str):
     data = body()
     c = companion()
     discard = field(data, "discard", str)
+    player = c.session.current_player
     verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard)
-    return jsonify(verdict=verdict, state=c.state_json())
+    return jsonify(verdict=verdict_json(verdict, player), state=c.state_json())
 
 
 @bp.post("/turn/end")
@@ -95,17 +100,18 @@ def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""
     data = body()
     c = companion()
-    drew = c.session.draw(field(data, "source", str, "pool"), field(data, "tile", str))
-    return jsonify(drew=drew, state=c.state_json())
+    c.session.draw(field(data, "source", str, "pool"))
+    state = c.state_json()
+    return jsonify(drew=state["game"]["turn"]["drew"], state=state)
 
 
 @bp.get("/turn/check")
 def check_turn():
     """The verdict the turn would get if it ended now (the page shows it as a preview)."""
     c = companion()
-    if not c.session.has_game or c.session.state["status"] != "playing":
+    if not c.session.has_game or c.session.game.status is not Status.PLAYING:
         abort(409, "no turn in progress")
-    return jsonify(c.session.judge(c.table_now()))
+    return jsonify(verdict_json(c.session.judge(c.table_now()), c.session.current_player))
 
 
 @bp.post("/rummikub")
@@ -113,10 +119,11 @@ def rummikub():
     """"Rummikub!" (or ``{"pool_empty": true}``): open the rack tally."""
     data = body()
     c = companion()
-    tally = c.session.call_rummikub(
+    c.session.call_rummikub(
         c.settled_table(), winner=field(data, "winner", str), pool_empty=field(data, "pool_empty", bool, False),
     )
-    return jsonify(tally=tally, state=c.state_json())
+    state = c.state_json()
+    return jsonify(tally=state["game"]["tally"], state=state)
 
 
 @bp.post("/tally/read")
@@ -139,6 +146,21 @@ def tally_confirm():
     c = companion()
     result = c.session.confirm_tally(racks, **extra)
     return jsonify(result=result, state=c.state_json())
+
+
+@bp.get("/tally/points")
+def tally_points():
+    """What a typed rack costs under the rules in force (the tally's points preview): ``?rack=R5 K13 J``."""
+    tiles = parse_tiles(request.args.get("rack", ""))
+    return jsonify(tiles=len(tiles), points=rack_value(tiles, companion().session.rules))
+
+
+@bp.post("/tally/undo")
+def tally_undo():
+    """Take back the last scored hand: its tally opens again."""
+    c = companion()
+    c.session.undo_hand()
+    return jsonify(c.state_json())
 
 
 @bp.post("/tally/cancel")
@@ -171,27 +193,51 @@ def options():
         name: {k: (list(v) if isinstance(v, tuple) else v) for k, v in doc.items()}
         for name, doc in OPTION_DOCS.items()
     }
-    return jsonify(options=companion().session.options.to_dict(), docs=docs, variants=sorted(VARIANTS),
-                   hint=companion().session.hint_enabled)
+    s = companion().session
+    return jsonify(options=s.options.to_dict(), in_force=s.rules.to_dict(),
+                   pending=s.game.pending.to_dict() if s.game and s.game.pending else None,
+                   docs=docs, variants=sorted(VARIANTS), hint=s.hint_enabled)
 
 
 @bp.post("/settings")
 def settings():
-    """Change the rules: ``{"rules": "dutch_sabra", "options": {...}, "hint": true}``."""
+    """Change the rules: ``{"rules": "dutch_sabra", "options": {...}, "hint": true}``.
+
+    A game in progress takes new rules from its next hand; switching it to
+    another game (Sabra, American, International) needs ``"confirm": true``.
+    """
     data = body()
     c = companion()
     options = _options_from(data)
+    applies = None
     if options is not None:
-        c.session.set_options(options)
+        game = c.session.game
+        if game is not None and options.game != game.options.game and not field(data, "confirm", bool, False):
+            abort(409, f"the game in progress plays {game.options.game} rules; switching to {options.game} "
+                       "applies from the next hand: send confirm")
+        applies = c.session.set_options(options)
     hint = field(data, "hint", bool)
     if hint is not None:
         c.session.set_hint(hint)
-    return jsonify(options=c.session.options.to_dict(), hint=c.session.hint_enabled)
+    return jsonify(options=c.session.options.to_dict(), hint=c.session.hint_enabled, applies=applies)
+
+
+@bp.get("/games")
+def games():
+    """Games to resume or browse, newest first."""
+    return jsonify(companion().session.games())
+
+
+@bp.post("/games/<int:game_id>/resume")
+def resume(game_id: int):
+    c = companion()
+    c.session.resume(game_id)
+    return jsonify(c.state_json())
 
 
 @bp.get("/scores")
 def scores():
-    sheet = companion().session.sheet_json()
+    sheet = companion().sheet_json()
     if sheet is None:
         abort(404, "no game yet")
     return jsonify(sheet)

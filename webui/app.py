@@ -4,7 +4,7 @@
 (live table + game session).  Config keys:
 
 - ``DATABASE``: SQLite file (default: the user's data dir, see webui.db)
-- ``SOURCE``: camera index, video file, stream URL or image folder (None: sample_images/)
+- ``SOURCE``: camera index, video file, stream URL or image folder (None: the recorded game)
 - ``LIVE``: a ready live-table object (tests inject a fake; then SOURCE is unused)
 - ``TICKER``: run the background turn clock (default True; tests call ``tick()`` themselves)
 - ``NOW``: clock function for the session (tests pass a fake)
@@ -17,9 +17,9 @@ import time
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from webui.companion import Companion, make_live
+from webui.companion import Companion, make_live, recorded_players
 from webui.db import Store, default_db_path
-from webui.session import GameSession
+from webui.session import GameSession, StorageError
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -37,8 +37,10 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     store = Store(app.config["DATABASE"])
     session = GameSession(store, now=app.config["NOW"])
-    live = app.config["LIVE"] or make_live(app.config["SOURCE"], session.options)
+    live = app.config["LIVE"] or make_live(app.config["SOURCE"], session.rules)
     companion = Companion(live, session)
+    if app.config["LIVE"] is None and app.config["SOURCE"] is None:
+        companion.demo_players = recorded_players()
     app.extensions["companion"] = companion
     if app.config["TICKER"]:
         companion.start()
@@ -64,6 +66,14 @@ def _register_errors(app: Flask) -> None:
         if wants_json():
             return jsonify(error=exc.name, message=exc.description), exc.code
         return exc
+
+    @app.errorhandler(StorageError)  # the write failed: nothing changed, and the page says so
+    def storage_error(exc: StorageError):
+        if wants_json():
+            return jsonify(error="Not Saved", message=str(exc)), 503
+        from flask import render_template
+
+        return render_template("error.html", message=str(exc)), 503
 
     @app.errorhandler(ValueError)  # NotationError, RuleError, SessionError, bad options
     def value_error(exc: ValueError):

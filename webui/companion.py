@@ -1,22 +1,26 @@
 """Glue between the live table (camera -> vision) and the game session.
 
 The :class:`Companion` is the one object the blueprints talk to: it reads the
-newest stable table from the live pipeline, hands it to the session's
-actions, runs the turn clock's ticker and builds the JSON the page and
-``GET /api/state`` show.
+newest stable table from the live pipeline (a typed
+:class:`vision.live.TableState`), hands it to the session's actions, keeps
+the camera's reader on the game's rules, runs the turn clock's ticker and
+builds the JSON the page and ``GET /api/state`` show.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
-from types import SimpleNamespace
+from pathlib import Path
 
-from rules.sets import analyse_set
-from rules.tiles import Tile, format_table
-
+from rules.game_state import Status, Table
+from rules.tiles import format_table
+from vision.capture import sample_images_dir
+from vision.live import LiveTable, TableState
 from webui.session import GameSession
+from webui.views import Hints, game_json, sets_json, sheet_view, verdict_json
 
 
 class UnavailableLive:
@@ -24,10 +28,7 @@ class UnavailableLive:
 
     def __init__(self, error: str) -> None:
         self.error = error
-        self._state = SimpleNamespace(
-            version=0, reading=None, tables=[], uncertain=[], stable=True, camera_ok=False,
-            camera_error=error, annotated_jpeg=None, frame_jpeg=None, changed_at=0.0, fps=0.0,
-        )
+        self._state = TableState.empty(camera_error=error)
 
     def start(self) -> None:
         pass
@@ -35,62 +36,38 @@ class UnavailableLive:
     def stop(self) -> None:
         pass
 
-    def state(self):
+    def follow_rules(self, rules) -> None:
+        pass
+
+    def state(self) -> TableState:
         return self._state
 
-    def wait_for_change(self, version: int, timeout: float):
+    def wait_for_change(self, version: int, timeout: float) -> TableState:
         if version == self._state.version:
             time.sleep(min(timeout, 1.0))
         return self._state
 
 
+def recorded_game() -> Path:
+    """The demo game shipped in sample_images/ (``python -m models.render.game`` makes it), and its script."""
+    return sample_images_dir() / "recorded_game.mp4"
+
+
+def recorded_players() -> list[str]:
+    """Who plays in the recorded game (its script names them)."""
+    script = recorded_game().with_suffix(".json")
+    return list(json.loads(script.read_text())["players"]) if script.is_file() else []
+
+
 def make_live(source: str | None, rules):
-    """The real live table on ``source`` (None: sample_images/) read under ``rules``, or an UnavailableLive saying why not."""
-    try:
-        from vision.live import LiveTable
-    except ImportError as exc:  # the vision extras are not installed in this build
-        return UnavailableLive(f"camera pipeline not available: {exc}")
+    """The real live table on ``source`` (None: the recorded game) read under ``rules``, or an UnavailableLive saying why not."""
+    if source is None and recorded_game().is_file():
+        source = str(recorded_game())  # a video: played at its own pace, looping
     try:
         # the tile model loads in the live table's own thread; a failure shows as camera_error
         return LiveTable(source, rules=rules)
     except Exception as exc:  # a camera or folder that cannot be opened is shown on the page
         return UnavailableLive(f"cannot open source {source!r}: {exc}")
-
-
-def sets_json(table_state, options) -> list[dict]:
-    """Each stable set: tile codes, verdict under the chosen rules, uncertain/inferred marks."""
-    out = []
-    reading = getattr(table_state, "reading", None)
-    uncertain = set(int(i) for i in (getattr(table_state, "uncertain", None) or []))
-    if reading is not None and getattr(reading, "sets", None) is not None:
-        det = reading.detections
-        codes = det.codes
-        inferred = [bool(x) for x in det.inferred]
-        scores = [float(x) for x in det.scores]
-        for s in reading.sets:
-            idx = [int(i) for i in s.indices]
-            tiles = [Tile.parse(codes[i]) for i in idx]
-            out.append(_set_entry(tiles, options, idx, [i in uncertain for i in idx],
-                                  [inferred[i] for i in idx], [round(scores[i], 3) for i in idx]))
-    else:
-        for tiles in getattr(table_state, "tables", None) or []:
-            out.append(_set_entry(list(tiles), options, None, [False] * len(tiles), [False] * len(tiles), None))
-    return out
-
-
-def _set_entry(tiles, options, indices, uncertain, inferred, scores) -> dict:
-    verdict = analyse_set(tiles, options)
-    return {
-        "tiles": [t.code for t in tiles],
-        "indices": indices,
-        "valid": bool(verdict.valid),
-        "kind": verdict.kind,
-        "value": verdict.value,
-        "problem": verdict.problem,
-        "uncertain": uncertain,
-        "inferred": inferred,
-        "scores": scores,
-    }
 
 
 class Companion:
@@ -99,40 +76,51 @@ class Companion:
     def __init__(self, live, session: GameSession) -> None:
         self.live = live
         self.session = session
+        self.hints = Hints()
         # versions count from zero again after a restart: the page compares them only within one server run
         self.server_id = uuid.uuid4().hex[:12]
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
+        self._rules = None
+        self.demo_players: list[str] = []  # the recorded game's players, when it is the source
+        self.follow_rules()
+
+    def follow_rules(self) -> None:
+        """The camera's reader judges and infers by the rules the game plays (checked on every tick)."""
+        rules = self.session.rules
+        if rules != self._rules:
+            self.live.follow_rules(rules)
+            self._rules = rules
 
     # the table now ------------------------------------------------------------
-    def table_state(self):
+    def table_state(self) -> TableState:
         return self.live.state()
 
-    def table_now(self, ts=None) -> list[list[Tile]]:
+    def table_now(self, ts: TableState | None = None) -> Table:
         """The latest stable table (the live pipeline never reports a half-moved one)."""
-        ts = ts if ts is not None else self.table_state()
-        return [list(s) for s in (ts.tables or [])]
+        return (ts if ts is not None else self.table_state()).tables
 
-    def settled_table(self, timeout: float = 1.5) -> list[list[Tile]]:
+    def settled_table(self, timeout: float = 1.5) -> Table:
         """The table once hands are off it: waits up to ``timeout`` s while the camera sees movement."""
         deadline = time.monotonic() + timeout
         ts = self.table_state()
-        while not getattr(ts, "stable", True) and time.monotonic() < deadline:
+        while not ts.stable and time.monotonic() < deadline:
             time.sleep(0.1)  # "stable" flips without a version bump, so look again shortly
             ts = self.table_state()
-        return [list(s) for s in (ts.tables or [])]
+        return ts.tables
 
-    def picture(self, ts=None) -> bytes | None:
+    def picture(self, ts: TableState | None = None) -> bytes | None:
         ts = ts if ts is not None else self.table_state()
-        return getattr(ts, "annotated_jpeg", None) or getattr(ts, "frame_jpeg", None)
+        return ts.annotated_jpeg or ts.frame_jpeg
 
     # ticker -------------------------------------------------------------------
     def tick(self) -> None:
-        """One step of the background clock: time-outs and the restore banner."""
+        """One step of the background clock: time-outs, the restore banner, the reader's rules."""
+        self.follow_rules()
         ts = self.table_state()
-        if getattr(ts, "stable", True):
-            self.session.check_restored(self.table_now(ts))
-        self.session.tick(self.table_now(ts), self.picture(ts))
+        if ts.stable:
+            self.session.check_restored(ts.tables)
+        self.session.tick(ts.tables, self.picture(ts))
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -149,49 +137,54 @@ class Companion:
         while not self._stop.wait(interval):
             try:
                 self.tick()
-            except Exception:  # a bad frame must not stop the clock; the next tick retries
+            except Exception:  # a bad frame or a failed write must not stop the clock; the next tick retries
                 pass
 
     # output -------------------------------------------------------------------
-    def _preview(self, table) -> dict | None:
+    def _preview(self, table: Table) -> dict | None:
         """The verdict the turn would get now, so a player fixing an illegal table sees his progress."""
-        if not self.session.has_game or self.session.state["status"] != "playing":
+        g = self.session.game
+        if g is None or g.status is not Status.PLAYING:
             return None
         try:
-            return self.session.judge(table)
+            return verdict_json(self.session.judge(table), g.current.name)
         except ValueError as exc:  # e.g. more copies of a tile than the box holds: say so
             return {"legal": False, "changed": True, "placed": [], "problems": [str(exc)],
-                    "summary": f"not legal: {exc}"}
+                    "groups": [{"kind": str(exc), "items": []}], "word": "NOT LEGAL", "player": g.current.name}
 
-    def version(self, ts=None) -> str:
+    def version(self, ts: TableState | None = None) -> str:
         ts = ts if ts is not None else self.table_state()
-        return f"{getattr(ts, 'version', 0)}.{self.session.version}"
+        return f"{ts.version}.{self.session.version}"
+
+    def sheet_json(self) -> dict | None:
+        s = self.session
+        sheet = s.sheet()
+        return sheet_view(sheet, s.store.hands(s.game_id)) if sheet else None
 
     def state_json(self) -> dict:
+        self.follow_rules()
         ts = self.table_state()
-        options = self.session.options
-        table = self.table_now(ts)
-        sets = sets_json(ts, options)
+        s = self.session
+        g = s.game
+        options = s.rules
+        table = ts.tables
+        sets = sets_json(ts, options, g.turn.table_before if g and g.status is Status.PLAYING else None)
         return {
             "version": self.version(ts),
             "server": self.server_id,
             "camera": {
-                "ok": bool(getattr(ts, "camera_ok", False)),
-                "error": getattr(ts, "camera_error", None),
-                "stable": bool(getattr(ts, "stable", True)),
-                "fps": round(float(getattr(ts, "fps", 0.0) or 0.0), 1),
-                "version": getattr(ts, "version", 0),
-                "changed_at": getattr(ts, "changed_at", None),
-                "has_picture": self.picture(ts) is not None,
+                "ok": ts.camera_ok, "error": ts.camera_error, "stable": ts.stable, "fps": round(ts.fps, 1),
+                "version": ts.version, "changed_at": ts.changed_at, "has_picture": self.picture(ts) is not None,
             },
             "table": format_table(table),
             "sets": sets,
-            "all_valid": all(s["valid"] for s in sets),
-            "game": self.session.to_json(),
-            "clock": self.session.clock(),
-            "scores": self.session.sheet_json(),
+            "all_valid": all(x["valid"] for x in sets),
+            "game": game_json(g, s.game_id, hint=s.hint_enabled, clock=s.clock(), storage_error=s.storage_error,
+                              snapshot=s.snapshot_jpeg is not None),
+            "clock": s.clock(),
+            "scores": self.sheet_json(),
             "options": options.to_dict(),
             "preview": self._preview(table),
-            "hint": self.session.hint(table),
-            "suggestion": self.session.suggestion(table),
+            "hint": self.hints.hint(g, table) if s.hint_enabled else None,
+            "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,
         }

@@ -1,14 +1,18 @@
 """SQLite storage for the companion: players, games, hands, scores and the turn log.
 
-Every change is written through (committed at once, WAL journal), so a server
-killed with ``kill -9`` comes back with the same game, turn and score sheet.
-The live game's bookkeeping is one JSON document per game (``games.state``);
-hands, scores and turns are also kept as plain rows for anyone who wants to
-query the history with ``sqlite3``.
+A move of the game is saved in one transaction (the game's new state, the
+turn it finished, the hands scored so far, the picture of the new turn) and
+only then shown, so a server killed with ``kill -9`` comes back with the same
+game, turn and score sheet, and a write that fails (disk full, read-only
+file) changes nothing.  The game itself is one JSON document per game
+(``games.state``, see :mod:`rules.game_codec`); hands, scores and turns are
+also kept as plain rows for anyone who wants to query the history with
+``sqlite3``.  Only the current turn's picture is kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -71,7 +75,18 @@ CREATE TABLE IF NOT EXISTS settings (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS snapshots (  -- the picture of the table when the current turn began
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    jpeg BLOB NOT NULL
+);
+DELETE FROM settings WHERE key LIKE 'snapshot:%';  -- older versions kept one picture per game forever
 """
+
+KEEP = object()  # save(..., snapshot=KEEP): leave the stored picture as it is
+
+
+class StoreError(RuntimeError):
+    """A write that SQLite refused (disk full, read-only file ...): nothing of it was stored."""
 
 
 def default_db_path() -> Path:
@@ -102,7 +117,25 @@ class Store:
 
     def _write(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
         with self._lock:
-            return self._conn.execute(sql, params)
+            try:
+                return self._conn.execute(sql, params)
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not save to {self.path}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """All or nothing: any error rolls back and comes out as a StoreError."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not save to {self.path}: {exc}") from exc
 
     def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -126,48 +159,85 @@ class Store:
             self._conn.execute("INSERT OR IGNORE INTO players (name) VALUES (?)", (name,))
             return self._conn.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()[0]
 
-    def create_game(self, players: list[str], options: dict, state: dict) -> int:
+    def create_game(self, players: list[str], options: dict, state: dict, snapshot: bytes | None = None) -> int:
         now = time.time()
-        with self._lock:
-            self._conn.execute("BEGIN")
-            try:
-                cur = self._conn.execute(
-                    "INSERT INTO games (started_at, updated_at, options, status, state) VALUES (?, ?, ?, ?, ?)",
-                    (now, now, json.dumps(options), state.get("status", "playing"), json.dumps(state)),
-                )
-                game_id = cur.lastrowid
-                for seat, name in enumerate(players):
-                    self._conn.execute("INSERT OR IGNORE INTO players (name) VALUES (?)", (name,))
-                    pid = self._conn.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()[0]
-                    self._conn.execute(
-                        "INSERT INTO game_players (game_id, seat, player_id) VALUES (?, ?, ?)",
-                        (game_id, seat, pid),
-                    )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO games (started_at, updated_at, options, status, state) VALUES (?, ?, ?, ?, ?)",
+                (now, now, json.dumps(options), state.get("status", "playing"), json.dumps(state)),
+            )
+            game_id = cur.lastrowid
+            for seat, name in enumerate(players):
+                c.execute("INSERT OR IGNORE INTO players (name) VALUES (?)", (name,))
+                pid = c.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()[0]
+                c.execute("INSERT INTO game_players (game_id, seat, player_id) VALUES (?, ?, ?)", (game_id, seat, pid))
+            self._put_snapshot(c, game_id, snapshot)
         return game_id
 
-    def save_game(self, game_id: int, state: dict, options: dict | None = None) -> None:
-        if options is None:
-            self._write(
-                "UPDATE games SET state = ?, status = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(state), state.get("status", "playing"), time.time(), game_id),
-            )
-        else:
-            self._write(
-                "UPDATE games SET state = ?, status = ?, options = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(state), state.get("status", "playing"), json.dumps(options), time.time(), game_id),
-            )
+    def save(self, game_id: int, state: dict, *, hands: list[dict] | None = None, turn: dict | None = None,
+             snapshot=KEEP) -> None:
+        """The game's new state, with the turn it finished, its scored hands and the new turn's picture."""
+        now = time.time()
+        with self.transaction() as c:
+            c.execute("UPDATE games SET state = ?, status = ?, options = ?, updated_at = ? WHERE id = ?",
+                      (json.dumps(state), state.get("status", "playing"), json.dumps(state.get("options", {})),
+                       now, game_id))
+            if turn is not None:
+                c.execute(
+                    "INSERT INTO turns (game_id, hand, number, player, started_at, ended_at, action, legal, "
+                    "problems, placed, penalty, table_before, table_after) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, turn["hand"], turn["number"], turn["player"], turn["started_at"], turn["ended_at"],
+                     turn["action"], int(turn["legal"]), json.dumps(turn["problems"]), turn["placed"],
+                     turn["penalty"], turn["table_before"], turn["table_after"]),
+                )
+            if hands is not None:
+                self._sync_hands(c, game_id, hands, now)
+            if snapshot is not KEEP:
+                self._put_snapshot(c, game_id, snapshot)
 
-    def latest_game(self) -> tuple[int, dict, dict] | None:
-        """(id, options, state) of the most recent game, or None."""
-        rows = self._read("SELECT id, options, state FROM games ORDER BY id DESC LIMIT 1")
-        if not rows:
-            return None
-        row = rows[0]
-        return row["id"], json.loads(row["options"]), json.loads(row["state"])
+    @staticmethod
+    def _put_snapshot(c: sqlite3.Connection, game_id: int, jpeg: bytes | None) -> None:
+        c.execute("DELETE FROM snapshots")  # one picture: the current turn's
+        if jpeg:
+            c.execute("INSERT INTO snapshots (game_id, jpeg) VALUES (?, ?)", (game_id, sqlite3.Binary(jpeg)))
+
+    @staticmethod
+    def _sync_hands(c: sqlite3.Connection, game_id: int, hands: list[dict], now: float) -> None:
+        """Rows for exactly the hands given (a hand taken back is deleted)."""
+        c.execute("DELETE FROM scores WHERE hand_id IN (SELECT id FROM hands WHERE game_id = ? AND number > ?)",
+                  (game_id, len(hands)))
+        c.execute("DELETE FROM hands WHERE game_id = ? AND number > ?", (game_id, len(hands)))
+        have = {r[0] for r in c.execute("SELECT number FROM hands WHERE game_id = ?", (game_id,))}
+        for h in hands:
+            if h["number"] in have:
+                continue
+            cur = c.execute(
+                "INSERT INTO hands (game_id, number, ended_at, winner, pool_empty, racks) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, h["number"], now, h["winner"], int(h["pool_empty"]), json.dumps(h["racks"])),
+            )
+            c.executemany("INSERT INTO scores (hand_id, player, score) VALUES (?, ?, ?)",
+                          [(cur.lastrowid, p, int(v)) for p, v in h["scores"].items()])
+
+    def snapshot(self, game_id: int) -> bytes | None:
+        rows = self._read("SELECT jpeg FROM snapshots WHERE game_id = ?", (game_id,))
+        return bytes(rows[0]["jpeg"]) if rows else None
+
+    def load_game(self, game_id: int) -> dict | None:
+        rows = self._read("SELECT state FROM games WHERE id = ?", (game_id,))
+        return json.loads(rows[0]["state"]) if rows else None
+
+    def latest_game_id(self) -> int | None:
+        rows = self._read("SELECT id FROM games ORDER BY updated_at DESC, id DESC LIMIT 1")
+        return rows[0]["id"] if rows else None
+
+    def games(self, limit: int = 50) -> list[dict]:
+        """Recent games, newest first: when, who, status, hands scored."""
+        rows = self._read(
+            "SELECT g.id, g.started_at, g.updated_at, g.status, json_extract(g.options, '$.game') AS game, "
+            "(SELECT COUNT(*) FROM hands h WHERE h.game_id = g.id) AS hands "
+            "FROM games g ORDER BY g.updated_at DESC, g.id DESC LIMIT ?", (int(limit),))
+        return [dict(r, players=self.game_players(r["id"])) for r in rows]
 
     def game_players(self, game_id: int) -> list[str]:
         rows = self._read(
@@ -178,35 +248,6 @@ class Store:
         return [r["name"] for r in rows]
 
     # hands, scores, turns ------------------------------------------------------
-    def add_hand(
-        self, game_id: int, number: int, winner: str | None, pool_empty: bool,
-        racks: dict[str, str], scores: dict[str, int], state: dict,
-    ) -> int:
-        """Record a scored hand and the game's new state in one transaction."""
-        now = time.time()
-        with self._lock:
-            self._conn.execute("BEGIN")
-            try:
-                cur = self._conn.execute(
-                    "INSERT INTO hands (game_id, number, ended_at, winner, pool_empty, racks) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, number, now, winner, int(pool_empty), json.dumps(racks)),
-                )
-                hand_id = cur.lastrowid
-                self._conn.executemany(
-                    "INSERT INTO scores (hand_id, player, score) VALUES (?, ?, ?)",
-                    [(hand_id, p, int(s)) for p, s in scores.items()],
-                )
-                self._conn.execute(
-                    "UPDATE games SET state = ?, status = ?, updated_at = ? WHERE id = ?",
-                    (json.dumps(state), state.get("status", "playing"), now, game_id),
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-        return hand_id
-
     def hands(self, game_id: int) -> list[dict]:
         rows = self._read(
             "SELECT id, number, winner, pool_empty, racks FROM hands WHERE game_id = ? ORDER BY number",
@@ -223,30 +264,6 @@ class Store:
                 "racks": json.loads(r["racks"]), "scores": scores,
             })
         return out
-
-    def log_turn(self, game_id: int, turn: dict, state: dict) -> None:
-        """Append one finished turn and save the game's new state together."""
-        with self._lock:
-            self._conn.execute("BEGIN")
-            try:
-                self._conn.execute(
-                    "INSERT INTO turns (game_id, hand, number, player, started_at, ended_at, action, legal, "
-                    "problems, placed, penalty, table_before, table_after) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        game_id, turn["hand"], turn["number"], turn["player"], turn["started_at"],
-                        turn["ended_at"], turn["action"], int(turn["legal"]), json.dumps(turn["problems"]),
-                        turn["placed"], turn["penalty"], turn["table_before"], turn["table_after"],
-                    ),
-                )
-                self._conn.execute(
-                    "UPDATE games SET state = ?, status = ?, updated_at = ? WHERE id = ?",
-                    (json.dumps(state), state.get("status", "playing"), time.time(), game_id),
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
 
     def turns(self, game_id: int, limit: int | None = None) -> list[dict]:
         sql = "SELECT * FROM turns WHERE game_id = ? ORDER BY id DESC"

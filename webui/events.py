@@ -37,7 +37,7 @@ def events():
                 quiet_since = time.monotonic()
                 yield ": keepalive\n\n"
             # wake at once on a camera change; session changes are seen within POLL_S
-            companion.live.wait_for_change(getattr(companion.table_state(), "version", 0), POLL_S)
+            companion.live.wait_for_change(companion.table_state().version, POLL_S)
 
     return Response(
         stream_with_context(stream()),

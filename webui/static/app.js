@@ -2,7 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-let state = JSON.parse($("initial-state").textContent);
+var state = JSON.parse($("initial-state").textContent);
 let clockBase = { remaining: null, at: performance.now(), running: false, limit: null };
 let lastBeep = null;
 let audio = null;
@@ -44,9 +44,16 @@ function setEl(set) {
 }
 
 async function post(url, payload = {}) {
-  const res = await fetch(url, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload),
-  });
+  let res;
+  try {
+    res = await fetch(url, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload),
+    });
+  } catch (err) {
+    offline(true);
+    return null;
+  }
+  offline(false);
   const data = await res.json().catch(() => ({}));
   if (!res.ok) { flash(data.message || `request failed (${res.status})`); return null; }
   const newState = data.state || (data.game ? data : null);
@@ -54,12 +61,21 @@ async function post(url, payload = {}) {
   return data;
 }
 
+function offline(down) {
+  $("offline-banner").hidden = !down;
+  document.body.classList.toggle("offline", down);
+}
+
+// a refused action: said where the players look (the tally has its own line)
 function flash(message) {
+  const g = (state && state.game) || {};
+  if (g.status === "tally") { $("tally-error").textContent = message; $("tally-error").hidden = false; return; }
   const v = $("verdict");
   v.hidden = false;
   v.className = "card verdict illegal";
-  $("verdict-summary").textContent = message;
-  $("verdict-problems").replaceChildren();
+  $("verdict-word").textContent = "";
+  $("verdict-who").textContent = message;
+  $("verdict-groups").replaceChildren();
 }
 
 // ---------- clock and sound ----------
@@ -93,7 +109,12 @@ function drawClock() {
   const b = clockBase;
   const caption = $("clock-caption");
   c.classList.remove("warn", "danger", "idle");
-  if (!b.running) { c.textContent = "--:--"; c.classList.add("idle"); caption.textContent = "clock stopped"; return; }
+  if (!b.running) {
+    c.classList.add("idle");
+    if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
+    else { c.textContent = "--:--"; caption.textContent = "clock stopped"; }
+    return;
+  }
   const elapsed = (performance.now() - b.at) / 1000;
   if (b.remaining == null) {                      // no time limit: count up
     c.textContent = fmt(b.elapsed + elapsed);
@@ -129,19 +150,23 @@ function render(s) {
   $("no-game").hidden = g.status && g.status !== "none";
   $("current-player").textContent = g.current || "—";
   $("turn-info").textContent = g.status === "none" || !g.status ? "" :
-    `${g.game} · hand ${g.hand} · turn ${g.turn.number}` +
-    (g.turn.phase && g.turn.phase !== "play" ? ` · ${g.turn.phase === "draw" ? "draw a tile" : "meld, then discard"}` : "") +
-    (g.trump ? ` · trump ${g.trump}` : "");
+    `${g.game_name} · hand ${g.hand} · turn ${g.turn.number}` +
+    (g.turn.phase !== "play" ? ` · ${g.turn.phase_words}` : "") + (g.trump ? ` · trump ${g.trump}` : "") +
+    (g.pending ? ` · next hand: ${g.pending}` : "");
+  $("storage-banner").hidden = !g.storage_error;
+  $("storage-banner").textContent = g.storage_error || "";
 
   clockBase = { ...s.clock, at: performance.now() };
-  if (s.clock.started_at == null || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
+  if (!s.clock.running || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
   drawClock();
 
   // controls
   const drawPhase = playing && g.turn.phase === "draw";
   $("draw-controls").hidden = !drawPhase;
   $("discard-field").hidden = !(playing && g.turn.phase === "meld");
-  for (const id of ["end-turn", "pass", "rummikub", "pool-empty"]) $(id).disabled = !playing || (drawPhase && id !== "rummikub");
+  const restoring = !!g.restore;
+  for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
+    $(id).disabled = !playing || restoring || (drawPhase && id !== "rummikub");
 
   // camera
   const cam = s.camera;
@@ -158,6 +183,7 @@ function render(s) {
   const bad = s.sets.filter((x) => !x.valid).length;
   $("table-status").textContent = s.sets.length ? (bad ? `${bad} invalid` : "all valid") : "";
   $("table-status").className = "pill " + (bad ? "bad" : "ok");
+  $("table-status").hidden = !s.sets.length;
 
   renderVerdict(s);
   renderRestore(g);
@@ -166,23 +192,46 @@ function render(s) {
   renderHint(s);
 }
 
+function groupEl(g) {
+  const li = el("li", {}, el("strong", { text: g.kind }));
+  if (g.items.length) li.append(": " + g.items.join(" · "));
+  return li;
+}
+
+// The big word is about the turn now being played: a refused "End turn" (followed live
+// while the player repairs it) or, smaller, the table so far.  A new turn starts clean.
 function renderVerdict(s) {
   const g = s.game || {};
   const attempt = g.turn && g.turn.attempt;
-  // after an illegal end of turn, follow the player's repairs live (s.preview is the verdict now)
-  const v = attempt ? { ...(s.preview || attempt), player: g.current } : g.last_verdict;
+  const preview = s.preview;
+  const v = attempt ? (preview || attempt) : (preview && preview.changed ? preview : null);
   const box = $("verdict");
-  box.hidden = !v;
-  if (!v) return;
-  box.className = "card verdict " + (v.legal ? "legal" : "illegal");
-  const who = v.player ? `${v.player}: ` : "";
-  let summary = v.summary || (v.legal ? "legal" : "not legal");
-  if (attempt && v.legal) summary = "the table is legal now: end the turn";
-  $("verdict-summary").textContent = who + summary;
-  $("verdict-problems").replaceChildren(...(v.problems || []).map((p) => el("li", { text: p })));
+  box.hidden = !v || g.status !== "playing" || !!g.restore;  // while the table is put back, no turn is judged
+  const last = g.last;
+  const showLast = !!last && !(preview && preview.changed) && !attempt && g.status === "playing";
+  $("last-turn").hidden = !showLast;
+  $("undo-hand").hidden = !(showLast && g.can_undo_hand);
+  if (showLast) $("last-turn-text").textContent = lastWords(last);
+  if (box.hidden) return;
+  box.className = "card verdict " + (v.legal ? "legal" : "illegal") + (attempt ? "" : " preview");
+  $("verdict-word").textContent = v.legal ? "LEGAL" : "NOT LEGAL";
+  let who = attempt ? `${g.current}: ` : `${g.current}, so far`;
+  if (attempt && v.legal) who = `${g.current}: the table is legal now, end the turn`;
+  else if (attempt) who += "fix the table, or time runs out";
+  else if (v.legal && v.placed.length) who += `: ${v.placed.join(" ")} placed`;
+  $("verdict-who").textContent = who;
+  $("verdict-groups").replaceChildren(...(v.legal ? [] : (v.groups || []).map(groupEl)));
   const sug = s.suggestion;
   $("suggestion").hidden = !sug;
   if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
+}
+
+function lastWords(last) {
+  if (last.action === "score") return last.note;
+  const v = last.verdict || {};
+  const placed = v.placed && v.placed.length ? `placed ${v.placed.join(" ")}` : "";
+  const what = last.note || placed || (last.action === "discard" ? "discarded" : "ended the turn");
+  return `Last turn, ${last.player}: ${what}`;
 }
 
 function renderRestore(g) {
@@ -190,10 +239,10 @@ function renderRestore(g) {
   $("restore").hidden = !r;
   if (!r) return;
   $("restore-text").textContent =
-    `${r.player} ran out of time with the table not legal and draws ${r.penalty} tiles. Lay the table out as it was:`;
+    `${r.player} ran out of time with the table not legal, takes back the tiles played and draws ${r.penalty}. Lay the table out as it was:`;
   const img = $("snapshot-img");
   img.hidden = !r.has_picture;
-  if (r.has_picture) img.src = `/api/snapshot.jpg?t=${encodeURIComponent(r.table)}`;
+  if (r.has_picture) img.src = `/api/snapshot.jpg?hand=${g.hand}&turn=${g.turn.number}`;
   $("restore-sets").replaceChildren(...r.sets.map(setEl));
 }
 
@@ -205,29 +254,55 @@ function renderTally(g) {
   const t = g.tally;
   $("tally").hidden = !t;
   $("controls").hidden = !!t;
-  if (!t) { tallyDraft = {}; tallyKey = null; return; }
+  if (!t) { tallyDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
-  $("tally-title").textContent = t.pool_empty ? "Pool exhausted: rack tally" : `Rummikub! ${t.winner} went out: rack tally`;
+  $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
   if (key === tallyKey) {
-    document.querySelectorAll("#tally-rows input").forEach((input) => {
+    document.querySelectorAll("#tally-rows textarea").forEach((input) => {
       const name = input.dataset.player;
-      if (!(name in tallyDraft) && document.activeElement !== input) input.value = t.racks[name] ?? "";
+      if (!(name in tallyDraft) && document.activeElement !== input && input.value !== (t.racks[name] ?? "")) {
+        input.value = t.racks[name] ?? "";
+        points(input);
+      }
     });
     return;
   }
   tallyKey = key;
   const rows = g.players.map((p) => {
-    const value = tallyDraft[p.name] ?? t.racks[p.name] ?? "";
-    const input = el("input", { type: "text", value, placeholder: "tile codes, e.g. R5 K13 J",
-      "data-player": p.name, autocapitalize: "characters", "aria-label": `rack of ${p.name}` });
-    input.addEventListener("input", () => { tallyDraft[p.name] = input.value; });
-    const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
     const winner = t.winner === p.name;
-    return el("div", { class: "tally-row" + (winner ? " winner" : "") },
-      el("strong", { text: p.name + (winner ? " (out)" : "") }), input, read);
+    if (winner) return el("div", { class: "tally-row winner" }, el("strong", { text: p.name }), el("span", { text: "went out: empty rack, 0 points" }));
+    const value = tallyDraft[p.name] ?? t.racks[p.name] ?? "";
+    const input = el("textarea", { rows: "2", placeholder: "tiles left, e.g. R5 K13 J",
+      "data-player": p.name, autocapitalize: "characters", "aria-label": `rack of ${p.name}` });
+    input.value = value;
+    const total = el("span", { class: "points", "data-points": p.name });
+    input.addEventListener("input", () => { tallyDraft[p.name] = input.value; points(input); });
+    const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
+    const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, total, read);
+    setTimeout(() => points(input), 0);
+    return row;
   });
   $("tally-rows").replaceChildren(...rows);
+}
+
+// points preview: the server scores the typed rack with the game's rules
+const pointTimers = {};
+function points(input) {
+  const name = input.dataset.player;
+  const out = document.querySelector(`[data-points="${CSS.escape(name)}"]`);
+  if (!out) return;
+  clearTimeout(pointTimers[name]);
+  pointTimers[name] = setTimeout(async () => {
+    const text = input.value.trim();
+    if (!text) { out.textContent = "not given yet"; out.className = "points missing"; return; }
+    try {
+      const r = await fetch(`/api/tally/points?rack=${encodeURIComponent(text)}`);
+      const d = await r.json();
+      out.textContent = r.ok ? `${d.tiles} tiles · ${d.points} points` : d.message;
+      out.className = "points" + (r.ok ? "" : " why");
+    } catch (err) { offline(true); }
+  }, 150);
 }
 
 function renderPlayers(s) {
@@ -237,10 +312,10 @@ function renderPlayers(s) {
     el("tr", { class: p.current ? "current" : "" },
       el("td", { text: (p.current ? "▶ " : "") + p.name }),
       el("td", { text: p.has_melded ? "yes" : "no" }),
-      el("td", { text: String(p.rack_count) + (p.penalties ? ` (${p.penalties} penalty)` : "") }),
+      el("td", { text: String(p.rack_count) + (p.penalties ? ` (${p.penalties} penalty)` : "") + (p.discard ? ` · discarded ${p.discard}` : "") }),
       el("td", { text: totals[p.name] != null ? String(totals[p.name]) : "" }))));
   $("pool-info").textContent = g.players && g.players.length
-    ? `Pool: about ${g.pool} tiles · play goes ${g.direction}` : "";
+    ? `Pool: ${g.pool} tiles · play goes ${g.direction === "clockwise" ? "to the left" : "to the right"}` : "";
 }
 
 function renderHint(s) {
@@ -251,15 +326,17 @@ function renderHint(s) {
   if (!on) return;
   const h = s.hint;
   $("hint-player").textContent = (s.game && s.game.current) || "";
-  const cur = (s.game.players || []).find((p) => p.current);
-  if (cur && document.activeElement !== $("hint-rack")) $("hint-rack").value = cur.rack || "";
   const out = $("hint-result");
   if (!h) { out.replaceChildren(); return; }
   if (h.needs_rack) { out.replaceChildren(el("p", { class: "muted", text: "Type the rack to get a hint." })); return; }
   if (h.error) { out.replaceChildren(el("p", { class: "why", text: h.error })); return; }
   if (!h.count) { out.replaceChildren(el("p", { text: "No tile can be played: draw." })); return; }
   out.replaceChildren(el("p", {}, `Play ${h.count} tile(s) worth ${h.value}: `, ...h.placed.map((c) => tileEl(c))),
-    el("div", { class: "sets compact" }, ...h.sets.map(setEl)));
+    el("div", { class: "sets compact" }, ...h.sets.map((x) => {
+      const box = setEl(x.tiles);
+      if (x.new) { box.classList.add("new"); box.append(el("div", { class: "meta", text: "new set" })); }
+      return box;
+    })));
 }
 
 // ---------- actions ----------
@@ -273,17 +350,20 @@ async function act(action, target) {
     case "rummikub": return post("/api/rummikub", {});
     case "pool-empty": return post("/api/rummikub", { pool_empty: true });
     case "read-rack": {
+      $("tally-error").hidden = true;
       const r = await post("/api/tally/read", { player: target.dataset.player });
       if (r) {
         delete tallyDraft[target.dataset.player];
-        const input = document.querySelector(`#tally-rows input[data-player="${CSS.escape(target.dataset.player)}"]`);
-        if (input) input.value = r.rack;  // the camera's reading replaces what was typed
+        const input = document.querySelector(`#tally-rows textarea[data-player="${CSS.escape(target.dataset.player)}"]`);
+        if (input) { input.value = r.rack; points(input); }  // the camera's reading replaces what was typed
       }
       return r;
     }
     case "confirm-tally": {
+      $("tally-error").hidden = true;
       const racks = {};
-      document.querySelectorAll("#tally-rows input").forEach((i) => { racks[i.dataset.player] = i.value; });
+      // a blank box is "not given" (null), never an empty rack
+      document.querySelectorAll("#tally-rows textarea").forEach((i) => { racks[i.dataset.player] = i.value.trim() || null; });
       const payload = { racks };
       if (g.game === "international" && g.tally && g.tally.winner) {
         const extra = { win: $("win").value, joker_discard: $("joker-discard").checked };
@@ -291,12 +371,17 @@ async function act(action, target) {
         payload.extra = extra;
       }
       const r = await post("/api/tally/confirm", payload);
-      if (r) tallyDraft = {};
+      if (r) { tallyDraft = {}; window.scrollTo({ top: 0 }); }
       return r;
     }
     case "cancel-tally": return post("/api/tally/cancel");
+    case "undo-hand": return post("/api/tally/undo");
     case "restored": return post("/api/restore/dismiss");
-    case "save-rack": return post("/api/rack", { player: g.current, rack: $("hint-rack").value });
+    case "save-rack": {
+      const rack = $("hint-rack").value;
+      $("hint-rack").value = "";  // typed for the hint, never shown back on the shared screen
+      return post("/api/rack", { player: g.current, rack });
+    }
   }
 }
 
@@ -327,21 +412,23 @@ document.addEventListener("keydown", (e) => {
 
 $("hint-toggle").addEventListener("change", async (e) => {
   await post("/api/settings", { hint: e.target.checked });
-  const r = await fetch("/api/state");
-  if (r.ok) render(await r.json());
+  poll();
 });
 
 // ---------- live updates ----------
 function connect() {
   if (!window.EventSource) { setInterval(poll, 1000); return; }
   const es = new EventSource("/api/events");
-  es.addEventListener("state", (ev) => render(JSON.parse(ev.data)));
-  es.onerror = () => { $("camera-status").textContent = "reconnecting…"; };
+  es.addEventListener("state", (ev) => { offline(false); render(JSON.parse(ev.data)); });
+  es.onerror = () => { $("camera-status").textContent = "reconnecting…"; poll(); };
 }
 
 async function poll() {
-  const r = await fetch("/api/state");
-  if (r.ok) render(await r.json());
+  try {
+    const r = await fetch("/api/state", { cache: "no-store" });
+    offline(false);
+    if (r.ok) render(await r.json());
+  } catch (err) { offline(true); }
 }
 
 // browsers allow sound only after a touch, a click or a key press on the page
@@ -351,3 +438,4 @@ document.addEventListener("keydown", unlockAudio);
 render(state);
 connect();
 setInterval(drawClock, 200);
+setInterval(() => { if (!$("offline-banner").hidden) poll(); }, 3000);

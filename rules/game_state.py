@@ -1,0 +1,232 @@
+"""The state of a game at the table, as immutable values.
+
+A :class:`Game` is everything the companion knows about one game: the seats
+(names, rack sizes, who has melded), the pool, the turn in progress and its
+clock, the table the turn started from, the tally of a finished hand and the
+hands scored so far.  It is never changed in place: the transitions in
+:mod:`rules.game_turns` and :mod:`rules.game_tally` return a new one, so a
+caller can store the new state first and show it only once it is stored.
+
+What a box holds and how a turn runs are the rule options' answers
+(``options.box``, ``options.flow``, seed 004): 14 tiles each (the
+International starter 15); Sabra turns are "meld or draw", American and
+International turns are draw -> meld -> discard around a face-up trump tile.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from rules.game_clock import TurnClock
+from rules.options import RuleOptions
+from rules.problems import Problem
+from rules.tiles import Tile
+
+Set_ = tuple[Tile, ...]
+Table = tuple[Set_, ...]
+RACK_SIZE = 14
+
+
+class GameError(ValueError):
+    """A move that the game does not allow now, in plain words for the players."""
+
+
+class Status(str, enum.Enum):
+    PLAYING = "playing"
+    TALLY = "tally"  # a hand ended: the racks are being counted
+    FINISHED = "finished"  # the players closed the game
+
+
+class Step(str, enum.Enum):
+    PLAY = "play"  # Sabra: meld or draw
+    DRAW = "draw"  # American/International: the draw that opens a turn
+    MELD = "meld"  # ... then meld, then discard
+
+
+class Action(str, enum.Enum):
+    DONE = "done"
+    PASS = "pass"
+    DRAW = "draw"
+    DISCARD = "discard"
+    TIMEOUT = "timeout"
+
+
+class DrawSource(str, enum.Enum):
+    POOL = "pool"
+    DISCARD = "discard"
+    TRUMP = "trump"
+
+
+def table_of(sets: Iterable[Iterable[Tile]]) -> Table:
+    return tuple(tuple(s) for s in sets if len(tuple(s)))
+
+
+def table_tiles(table: Table) -> list[Tile]:
+    return [t for s in table for t in s]
+
+
+def same_table(a: Table, b: Table) -> bool:
+    """Same sets in any order (a set's own tile order does not matter)."""
+    return Counter(tuple(sorted(s)) for s in a) == Counter(tuple(sorted(s)) for s in b)
+
+
+def tiles_added(before: Table, after: Table) -> tuple[Tile, ...]:
+    """Tiles on the table ``after`` that were not there ``before``."""
+    added = Counter(table_tiles(after)) - Counter(table_tiles(before))
+    return tuple(sorted(added.elements()))
+
+
+# --- the values ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Seat:
+    """One player: rack size, whether the initial meld is done, penalties drawn this hand."""
+
+    name: str
+    rack_count: int = RACK_SIZE
+    has_melded: bool = False
+    penalties: int = 0
+    discard: Tile | None = None  # American/International: the tile this player discarded last
+    rack: tuple[Tile, ...] | None = None  # typed in by the player (for hints); None: unknown
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of a turn's table: legal or not, the rack tiles placed, and why not."""
+
+    legal: bool
+    changed: bool
+    placed: tuple[Tile, ...] = ()
+    problems: tuple[Problem, ...] = ()  # one per kind and place, with a stable code and its tiles
+
+
+@dataclass(frozen=True)
+class Drawn:
+    source: DrawSource
+    tile: Tile | None  # None: a tile from the pool (face down)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The turn in progress: whose, which step, the table it started from, its clock."""
+
+    number: int  # 1-based within the hand
+    seat: int
+    step: Step
+    table_before: Table
+    clock: TurnClock
+    drew: Drawn | None = None
+    attempt: Verdict | None = None  # the verdict of an "end turn" that was refused
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One finished turn, for the turn log."""
+
+    hand: int
+    number: int
+    player: str
+    started_at: float
+    ended_at: float
+    action: Action
+    verdict: Verdict
+    penalty: int
+    table_before: Table
+    table_after: Table
+
+
+@dataclass(frozen=True)
+class Restore:
+    """After a time-out on an illegal table: the table goes back to how the turn found it."""
+
+    player: str
+    table: Table
+    problems: tuple[Problem, ...]
+    penalty: int
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A hand is over: the final table and the racks as the players agree them."""
+
+    winner: str | None  # None when the pool ran out
+    pool_empty: bool
+    table: Table
+    racks: tuple[tuple[Tile, ...] | None, ...]  # per seat; None: not given yet
+    read: tuple[bool, ...]  # per seat: the rack was read by the camera
+
+
+@dataclass(frozen=True)
+class ScoredHand:
+    """One scored hand: the racks, each player's score, who won."""
+
+    number: int
+    winner: str | None
+    pool_empty: bool
+    racks: tuple[tuple[Tile, ...], ...]  # per seat
+    scores: tuple[int, ...]  # per seat
+    method: str
+
+
+@dataclass(frozen=True)
+class LastTurn:
+    """What the previous turn came to, shown small until the next turn changes the table."""
+
+    player: str | None
+    action: str
+    verdict: Verdict
+    penalty: int = 0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game, hand after hand.  ``undo`` is the tally the last scored hand came from."""
+
+    options: RuleOptions
+    seats: tuple[Seat, ...]
+    status: Status
+    hand: int
+    starter: int
+    trump: Tile | None  # the face-up trump tile, when the players said which it is
+    pool: int
+    turn: Turn
+    last: LastTurn | None = None
+    restore: Restore | None = None
+    tally: Tally | None = None
+    hands: tuple[ScoredHand, ...] = ()
+    trump_up: bool = False  # American/International: the trump still lies face up
+    dead: int = 0  # discards nobody took, in the discard pile
+    pending: RuleOptions | None = None  # rules chosen mid-hand: they apply from the next hand
+    undo: "Game | None" = field(default=None, repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.seats)
+
+    @property
+    def current(self) -> Seat:
+        return self.seats[self.turn.seat]
+
+    def seat_of(self, name: str) -> int:
+        for i, s in enumerate(self.seats):
+            if s.name == name:
+                return i
+        raise GameError(f"{name!r} is not playing")
+
+    def step_from(self, seat: int, steps: int = 1) -> int:
+        """The seat ``steps`` turns after ``seat`` in the direction of play."""
+        sign = 1 if self.options.direction == "clockwise" else -1
+        return (seat + sign * steps) % len(self.seats)
+
+    def tiles_out(self, table: Table) -> int:
+        """Tiles accounted for: racks, pool, table, the face-up trump and the discards."""
+        return (sum(s.rack_count for s in self.seats) + self.pool + len(table_tiles(table))
+                + self.trump_up + sum(s.discard is not None for s in self.seats) + self.dead)
+
+
+def replace_seat(seats: Sequence[Seat], index: int, seat: Seat) -> tuple[Seat, ...]:
+    return tuple(seat if i == index else s for i, s in enumerate(seats))

@@ -1,0 +1,279 @@
+"""Pure transitions of a hand in play: start, draw, end turn, time-out, the table put back.
+
+Each function takes a :class:`~rules.game_state.Game` (and ``now`` where the
+clock matters) and returns a new one, or raises
+:class:`~rules.game_state.GameError` saying why the move is not allowed.
+Turn-ending moves also return the :class:`~rules.game_state.TurnRecord` for
+the turn log.  Rules quoted from seed 004.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from rules.game_clock import TurnClock
+from rules.game_state import (
+    RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
+    Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, tiles_added,
+)
+from rules.options import RuleOptions
+from rules.problems import Problem
+from rules.tiles import Tile
+from rules.solver import Solution, solve, suggest_rearrangement
+from rules.turns import validate_turn
+
+
+def check_players(names: list[str], options: RuleOptions) -> tuple[str, ...]:
+    """Names as given, each distinct and not blank; as many as the box allows."""
+    names = [str(n).strip() for n in names]
+    low, high = options.box.players
+    if not low <= len(names) <= high:
+        extra = " (5-6 players need the XP tile set)" if len(names) in (5, 6) else ""
+        raise GameError(f"{len(names)} players: this tile set is for {low}-{high}{extra}")
+    if any(not n for n in names):
+        raise GameError("every player needs a name")
+    if len({n.lower() for n in names}) != len(names):
+        raise GameError(f"player names must differ: {', '.join(names)}")
+    return tuple(names)
+
+
+def _first_step(options: RuleOptions, number: int) -> Step:
+    if not options.flow.draw_then_discard:
+        return Step.PLAY
+    if options.flow.starter_extra_tile and number == 1:
+        return Step.MELD  # the starter holds a 15th tile and does not draw first
+    return Step.DRAW
+
+
+def open_turn(options: RuleOptions, seat: int, number: int, table: Table, now: float, *, paused: bool = False) -> Turn:
+    return Turn(number=number, seat=seat, step=_first_step(options, number), table_before=table,
+                clock=TurnClock.start(options.turn_time_limit, now, paused=paused))
+
+
+def deal(options: RuleOptions, names: tuple[str, ...], starter: int) -> tuple[tuple[Seat, ...], int]:
+    """Seats and pool for a new hand: 14 tiles each, the International starter 15, one trump face up."""
+    seats = tuple(Seat(name=n) for n in names)
+    pool = options.box.size - RACK_SIZE * len(seats)
+    if options.flow.trump:
+        pool -= 1  # the face-up trump tile
+    if options.flow.starter_extra_tile:
+        seats = replace_seat(seats, starter, replace(seats[starter], rack_count=RACK_SIZE + 1))
+        pool -= 1
+    return seats, pool
+
+
+def start_game(names: list[str], options: RuleOptions, now: float, *, first: int = 0,
+               trump: Tile | None = None, table: Table = ()) -> Game:
+    """Seat the players (clockwise round the table) and start the first hand."""
+    names_ = check_players(names, options)
+    if not 0 <= first < len(names_):
+        raise GameError(f"first player {first} is not a seat (0-{len(names_) - 1})")
+    seats, pool = deal(options, names_, first)
+    if not options.flow.trump:
+        trump = None  # Sabra has no trump tile
+    return Game(options=options, seats=seats, status=Status.PLAYING, hand=1, starter=first, trump=trump,
+                pool=pool, turn=open_turn(options, first, 1, table_of(table), now), trump_up=options.flow.trump)
+
+
+def require(game: Game | None, status: Status = Status.PLAYING) -> Game:
+    if game is None:
+        raise GameError("no game yet: start one first")
+    if game.status is not status:
+        raise GameError(f"not possible now: the game is in its {game.status.value}, not {status.value}")
+    return game
+
+
+# --- judging -----------------------------------------------------------------------
+
+def judge(game: Game, table: Table) -> Verdict:
+    """The table now against the table the turn started from, under the game's rules."""
+    before = game.turn.table_before
+    if same_table(before, table):
+        return Verdict(legal=True, changed=False)
+    seat = game.current
+    added = tiles_added(before, table)
+    rack = list(seat.rack) if seat.rack else list(added)
+    v = validate_turn([list(s) for s in before], [list(s) for s in table], rack,
+                      has_melded=seat.has_melded, options=game.options, rack_is_whole=seat.rack is not None)
+    placed = tuple(v.placed) if v.placed is not None else added
+    problems = tuple(v.issues)
+    if len(placed) > seat.rack_count:
+        problems += (Problem("not_on_rack", placed,
+                             f"{len(placed)} tiles placed, but {seat.name} holds only {seat.rack_count}"),)
+    return Verdict(legal=not problems, changed=True, placed=placed, problems=problems)
+
+
+def best_move(game: Game, table: Table) -> Solution | None:
+    """The most the current player's typed rack can add to ``table`` (the first meld's minimum until melded)."""
+    seat = game.current
+    if seat.rack is None:
+        raise GameError(f"{seat.name}'s rack is not known: type it first")
+    initial = None if seat.has_melded else game.options.initial_meld
+    return solve([list(s) for s in table], list(seat.rack), initial=initial, options=game.options)
+
+
+def legal_layout(game: Game, table: Table) -> Table | None:
+    """After a refused turn: a legal layout of the tiles now on the table, if there is one."""
+    sets = suggest_rearrangement([list(s) for s in game.turn.table_before], [list(s) for s in table], game.options)
+    return table_of(sets) if sets else None
+
+
+# --- moves ---------------------------------------------------------------------------
+
+def _take_from_pool(game: Game, seat: int, n: int) -> tuple[Game, int]:
+    n = max(0, min(n, game.pool))
+    s = game.seats[seat]
+    return replace(game, pool=game.pool - n,
+                   seats=replace_seat(game.seats, seat, replace(s, rack_count=s.rack_count + n))), n
+
+
+def _placed(seat: Seat, verdict: Verdict) -> Seat:
+    """A legal turn: the tiles placed leave the rack; placing any means the player has melded."""
+    if not verdict.placed:
+        return seat
+    rack = seat.rack
+    if rack is not None:
+        rack = tuple(sorted((Counter(rack) - Counter(verdict.placed)).elements()))
+    return replace(seat, has_melded=True, rack_count=max(0, seat.rack_count - len(verdict.placed)), rack=rack)
+
+
+def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Verdict, penalty: int,
+               *, note: str = "", restore: Restore | None = None) -> tuple[Game, TurnRecord]:
+    """Log the turn, hand the table to the next player; the clock waits while a table is put back."""
+    turn = game.turn
+    name = game.current.name
+    record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.since,
+                        ended_at=now, action=action, verdict=verdict, penalty=penalty,
+                        table_before=turn.table_before, table_after=table)
+    nxt = open_turn(game.options, game.step_from(turn.seat), turn.number + 1,
+                restore.table if restore else table, now, paused=restore is not None)
+    last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note)
+    return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
+
+
+def draw(game: Game, source: DrawSource) -> Game:
+    """American/International: the draw that opens a turn (pool, previous discard or trump)."""
+    require(game)
+    turn = game.turn
+    if not game.options.flow.draw_then_discard:
+        raise GameError("in Sabra a draw ends the turn: press 'End turn' with the table unchanged")
+    if turn.step is not Step.DRAW:
+        raise GameError("this turn has already drawn")
+    seat = turn.seat
+    if source is DrawSource.POOL:
+        if game.pool <= 0:
+            raise GameError("the pool is empty: call the end of the hand")
+        game, _ = _take_from_pool(game, seat, 1)
+        tile = None
+    elif source is DrawSource.DISCARD:
+        prev_i = game.step_from(seat, -1)
+        prev = game.seats[prev_i]
+        first_turn = game.options.flow.discard_from_turn
+        if first_turn == 0 or turn.number <= len(game.seats) * (first_turn - 1):
+            # seed 004 (American): "From your next turn onwards, you may take the tile just discarded"
+            raise GameError("the previous discard can be taken from your second turn on" if first_turn
+                            else "this game has no discards to take")
+        if prev.discard is None:
+            raise GameError("there is no discard to take")
+        tile = prev.discard
+        seats = replace_seat(game.seats, prev_i, replace(prev, discard=None))
+        me = seats[seat]
+        game = replace(game, seats=replace_seat(seats, seat, replace(me, rack_count=me.rack_count + 1)))
+    else:
+        if not game.trump_up:
+            raise GameError("the trump tile has been taken already")
+        # seed 004: the trump may be taken only to win at once (American); the players judge that
+        tile = game.trump
+        me = game.seats[seat]
+        game = replace(game, trump_up=False,
+                       seats=replace_seat(game.seats, seat, replace(me, rack_count=me.rack_count + 1)))
+    return replace(game, turn=replace(turn, step=Step.MELD, drew=Drawn(source, tile)))
+
+
+def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DONE,
+             discard: Tile | None = None) -> tuple[Game, TurnRecord | None, Verdict]:
+    """The player says the turn is over (button, space bar, "pass").
+
+    A legal table ends the turn; an illegal one is refused and the turn (and
+    its clock) go on so that the player can fix it (the record is None).  In
+    Sabra a turn that placed nothing draws a tile; in the American and
+    International games the turn ends with a discard.
+    """
+    require(game)
+    if game.restore is not None:
+        raise GameError("put the table back first (as the picture shows), then play on")
+    turn = game.turn
+    if turn.step is Step.DRAW:
+        raise GameError("draw first: from the pool, the previous discard or the trump tile")
+    verdict = judge(game, table)
+    if not verdict.legal:
+        return replace(game, turn=replace(turn, attempt=verdict)), None, verdict
+    seat_i = turn.seat
+    seats = replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict))
+    game = replace(game, seats=seats)
+    note = ""
+    if not game.options.flow.draw_then_discard and not verdict.placed:
+        game, n = _take_from_pool(game, seat_i, 1)
+        action = Action.PASS if action is Action.PASS else Action.DRAW
+        note = "nothing placed: draws a tile" if n else "nothing placed; the pool is empty"
+    dead = game.dead
+    if game.options.flow.draw_then_discard and discard is not None:
+        me = game.seats[seat_i]
+        if me.rack_count <= 0:
+            raise GameError(f"{me.name} has no tile left to discard")
+        dead += me.discard is not None  # the older discard stays in the pile
+        game = replace(game, dead=dead, seats=replace_seat(
+            game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
+        action = Action.DISCARD
+    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note)
+    return new, record, verdict
+
+
+def time_out(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | None:
+    """When the clock has run out, end the turn by the time-limit rules (seed 004).
+
+    Table unchanged: the player draws a tile.  Legal table with tiles placed:
+    the turn stands.  Illegal table: it goes back to how the turn found it, the
+    player takes his tiles back and draws the penalty (3 tiles); the next
+    player's clock waits until the table is back.  None when time is not up.
+    """
+    if game is None or game.status is not Status.PLAYING or not game.turn.clock.expired(now):
+        return None
+    turn = game.turn
+    seat_i = turn.seat
+    verdict = judge(game, table)
+    if verdict.legal:
+        game = replace(game, seats=replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict)))
+        note = ""
+        if not verdict.placed and turn.step is not Step.MELD:
+            game, _ = _take_from_pool(game, seat_i, 1)
+            note = "time is up with nothing placed: draws a tile"
+        return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, 0, note=note)
+    game, penalty = _take_from_pool(game, seat_i, game.options.unfinished_turn_penalty)
+    me = game.seats[seat_i]
+    game = replace(game, seats=replace_seat(game.seats, seat_i, replace(me, penalties=me.penalties + penalty)))
+    restore = Restore(player=me.name, table=turn.table_before, problems=verdict.problems, penalty=penalty)
+    note = f"time is up on an illegal table: put it back; {me.name} takes back his tiles and draws {penalty}"
+    return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, penalty, note=note, restore=restore)
+
+
+def table_restored(game: Game, now: float, table: Table | None = None) -> Game:
+    """The table is back as it was (the players say so, or ``table`` matches): the clock runs again."""
+    if game.restore is None or (table is not None and not same_table(game.restore.table, table)):
+        return game
+    return replace(game, restore=None, turn=replace(game.turn, clock=game.turn.clock.resume(now)))
+
+
+def set_rack(game: Game, name: str, rack: tuple[Tile, ...] | None) -> Game:
+    """A player's own rack, typed in for hints and the turn check (None or empty: forget it)."""
+    i = game.seat_of(name)
+    return replace(game, seats=replace_seat(game.seats, i, replace(game.seats[i], rack=tuple(rack) if rack else None)))
+
+
+def change_rules(game: Game, options: RuleOptions) -> Game:
+    """New rules for a game in progress: they apply from the next hand."""
+    low, high = options.box.players
+    if not low <= len(game.seats) <= high:
+        raise GameError(f"{len(game.seats)} players cannot play with the {options.tile_set} tile set")
+    return replace(game, pending=None if options == game.options else options)

@@ -1,0 +1,32 @@
+"""The shipped recorded game, fed frame by frame through the real live table and tile model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+
+from rules.options import find_variant
+from vision.capture import FolderSource
+from vision.live import LiveTable, live_reader
+
+ROOT = Path(__file__).resolve().parents[1]
+SABRA = find_variant("sabra")
+
+
+class RecordedGame:
+    """``play_to(frame)`` processes the video up to that frame, timed as the video plays it."""
+
+    def __init__(self) -> None:
+        self.script = json.loads((ROOT / "sample_images" / "recorded_game.json").read_text())
+        self.cap = cv2.VideoCapture(str(ROOT / "sample_images" / "recorded_game.mp4"))
+        self.live = LiveTable(FolderSource(ROOT / "sample_images"), live_reader(SABRA), rules=SABRA)
+        self.frame = -1
+
+    def play_to(self, frame: int) -> None:
+        while self.frame < frame:
+            ok, image = self.cap.read()
+            assert ok, f"the recording ends before frame {frame}"
+            self.frame += 1
+            self.live.process(image, index=self.frame, now=self.frame / self.script["fps"])

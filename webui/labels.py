@@ -1,0 +1,68 @@
+"""The rule options in the players' words, and the rulebook each named set of rules comes from."""
+
+from __future__ import annotations
+
+from rules.options import OPTION_DOCS, RuleOptions
+
+RULEBOOKS = {
+    "sabra": "Sabra: the rule leaflet in today's boxes",
+    "american": "American: the Official Rummikub Book (1978)",
+    "international": "International: the Official Rummikub Book (1978)",
+    "israeli": "Israeli minus scoring (American game)",
+    "official_book": "Sabra as in the Official Rummikub Book (1978)",
+    "dutch_sabra": "Sabra, Dutch edition",
+    "pressman_1987": "Sabra, Pressman edition 1987",
+    "pressman_1980": "Sabra, Pressman edition 1980",
+    "lemada_2014": "Sabra, Lemada's online rules (2014)",
+    "house_50": "Sabra with a 50-point first meld (house rule)",
+    "xp": "Sabra with the XP box (5-6 players)",
+}
+
+# option -> (label, {value: words}); options under "more" sit in a folded section
+WORDS: dict[str, tuple[str, dict]] = {
+    "game": ("Game", {"sabra": "Sabra", "american": "American", "international": "International"}),
+    "initial_meld": ("Points the first meld needs", {}),
+    "manipulation": ("After the first meld the table may be rearranged", {True: "yes", False: "no: only new sets, "
+                     "adding to sets, and a joker swapped for its tile"}),
+    "turn_time_limit": ("Seconds per turn (empty: no clock)", {}),
+    "direction": ("Play passes", {"clockwise": "to the left (clockwise)",
+                                  "counterclockwise": "to the right (counter-clockwise)"}),
+    "tile_set": ("Box", {"standard": "106 tiles, 2-4 players", "xp": "XP, 160 tiles, 5-6 players"}),
+    "scoring": ("Scoring", {"sabra": "winner takes what the others hold", "american": "American (the same)",
+                            "international": "International (points per kind of win)",
+                            "israeli": "Israeli minus scoring"}),
+    "joker_penalty": ("A joker left on a rack costs", {}),
+    "unfinished_turn_penalty": ("Tiles drawn when time runs out on an unfinished table", {}),
+    "one_high": ("A 1 may follow a 13 (12-13-1)", {True: "yes", False: "no"}),
+    "retrieved_joker": ("A joker taken from the table must go into", {
+        "any_set": "any set", "new_set": "a new set",
+        "new_set_with_two_rack_tiles": "a new set with two tiles from the rack",
+        "new_set_only_joker_and_rack": "a new set of the joker and rack tiles only"}),
+    "manipulate_joker_sets": ("Sets holding a joker may be split and rearranged", {True: "yes", False: "no"}),
+    "group_joker_needs_both_colors": ("A joker in a group of 3 is freed only with both missing colours",
+                                      {True: "yes", False: "no"}),
+    "joker_replacement_from_table": ("The tile that frees a joker may come from the table",
+                                     {True: "yes", False: "no"}),
+    "manipulate_on_initial_meld": ("The first meld may also rearrange table sets", {True: "yes", False: "no"}),
+    "two_jokers_in_set": ("Both jokers may sit in one set", {True: "yes", False: "no"}),
+    "trump_bonus": ("International: points for holding the trump's twin (0: none)", {}),
+}
+MAIN = ("game", "manipulation", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring")
+
+
+def option_fields(options: RuleOptions) -> list[dict]:
+    """One form field per rule option, labelled in players' words (every option has words: tested)."""
+    out = []
+    for name, doc in OPTION_DOCS.items():
+        label, choices = WORDS[name]
+        value = getattr(options, name)
+        if doc["type"] == "bool" or doc.get("values"):
+            widget = "select"
+            pairs = [(str(v).lower() if isinstance(v, bool) else v, choices.get(v, v)) for v in doc["values"]]
+            value = str(value).lower() if isinstance(value, bool) else value
+        else:
+            widget, pairs = "number", []
+            value = "" if value is None else value
+        out.append({"name": name, "label": label, "type": doc["type"], "widget": widget, "choices": pairs,
+                    "value": value, "main": name in MAIN})
+    return out

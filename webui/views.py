@@ -1,0 +1,186 @@
+"""The JSON the page and ``GET /api/state`` show, made from the typed game and table state.
+
+Only presentation: the verdict in a big word plus one line per kind of problem,
+the players' words for a game's phase, the sets on the table with their marks.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Iterable
+
+from rules.game_state import Game, Status, Step, Verdict
+from rules.options import RuleOptions
+from rules.problems import CODES, Problem
+from rules.scoring import ScoreSheet
+from rules.sets import analyse_set
+from rules.game_turns import best_move, legal_layout
+from rules.tiles import format_table, format_tiles
+from vision.live import TableState
+
+def problem_groups(problems: Iterable[Problem]) -> list[dict]:
+    """One line per kind of problem (its code): ``{"code", "kind", "items"}`` in the order first seen.
+
+    Broken sets are listed together with why each is broken; another kind
+    seen once keeps its own words, seen more often it is named once with the
+    tiles of each.
+    """
+    by_code: OrderedDict[str, list[Problem]] = OrderedDict()
+    for p in problems:
+        by_code.setdefault(p.code, []).append(p)
+    out = []
+    for code, found in by_code.items():
+        if code == "invalid_set":
+            items = [f"{format_tiles(p.tiles)} ({p.message.split(': ', 1)[-1]})" for p in found]
+            out.append({"code": code, "kind": "Not a valid set", "items": items})
+        elif len(found) == 1:
+            out.append({"code": code, "kind": _capital(found[0].message), "items": []})
+        else:
+            out.append({"code": code, "kind": _capital(CODES[code]), "items": [format_tiles(p.tiles) for p in found]})
+    return out
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def verdict_json(v: Verdict | None, player: str | None = None) -> dict | None:
+    if v is None:
+        return None
+    return {"legal": v.legal, "changed": v.changed, "placed": [t.code for t in v.placed],
+            "problems": [p.message for p in v.problems], "groups": problem_groups(v.problems),
+            "word": "LEGAL" if v.legal else "NOT LEGAL", "player": player}
+
+
+PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
+GAME_NAMES = {"sabra": "Sabra", "american": "American", "international": "International"}
+
+
+def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict, storage_error: str | None,
+              snapshot: bool) -> dict:
+    """The game for the page: seats, turn, last turn, restore, tally."""
+    if game is None:
+        return {"status": "none", "players": [], "hint": hint, "storage_error": storage_error}
+    t = game.turn
+    players = [{"name": s.name, "seat": i, "current": i == t.seat, "has_melded": s.has_melded,
+                "rack_count": s.rack_count, "penalties": s.penalties,
+                "discard": s.discard.code if s.discard else None, "rack_typed": s.rack is not None}
+               for i, s in enumerate(game.seats)]
+    last = game.last
+    tally = game.tally
+    return {
+        "id": game_id,
+        "status": game.status.value,
+        "game": game.options.game,
+        "game_name": GAME_NAMES[game.options.game],
+        "direction": game.options.direction,
+        "players": players,
+        "current": game.current.name,
+        "hand": game.hand,
+        "turn": {"number": t.number, "phase": t.step.value, "phase_words": PHASES[t.step],
+                 "drew": None if t.drew is None else {"source": t.drew.source.value,
+                                                       "tile": t.drew.tile.code if t.drew.tile else None},
+                 "attempt": verdict_json(t.attempt, game.current.name), "has_snapshot": snapshot,
+                 "table_before": format_table(t.table_before)},
+        "clock": clock,
+        "pool": game.pool,
+        "trump": game.trump.code if game.trump else None,
+        "trump_up": game.trump_up,
+        "last": None if last is None else {"player": last.player, "action": last.action, "note": last.note,
+                                           "penalty": last.penalty, "verdict": verdict_json(last.verdict)},
+        "restore": None if game.restore is None else {
+            "player": game.restore.player, "penalty": game.restore.penalty,
+            "sets": [[x.code for x in s] for s in game.restore.table], "has_picture": snapshot},
+        "tally": None if tally is None else {
+            "winner": tally.winner, "pool_empty": tally.pool_empty,
+            "racks": {s.name: (None if r is None else " ".join(x.code for x in r))
+                      for s, r in zip(game.seats, tally.racks)},
+            "read": {s.name: r for s, r in zip(game.seats, tally.read)}},
+        "can_undo_hand": game.undo is not None,
+        "pending": None if game.pending is None else rules_words(game.pending),
+        "hint": hint,
+        "storage_error": storage_error,
+    }
+
+
+def rules_words(o: RuleOptions) -> str:
+    """A one-line name of the rules for players: "American rules, 21-point first meld, no clock"."""
+    clock = f"{o.turn_time_limit} s a turn" if o.turn_time_limit else "no clock"
+    return f"{GAME_NAMES[o.game]} rules, {o.initial_meld}-point first meld, {clock}"
+
+
+def sets_json(ts: TableState, options: RuleOptions, before=None) -> list[dict]:
+    """Each stable set: tiles, verdict under the game's rules, uncertain/inferred marks, new this turn."""
+    known = {tuple(sorted(s)) for s in before} if before is not None else None
+    out = []
+    start = 0
+    for k, tiles in enumerate(ts.tables):
+        idx = range(start, start + len(tiles))
+        start += len(tiles)
+        v = analyse_set(list(tiles), options)
+        out.append({
+            "tiles": [t.code for t in tiles], "valid": bool(v.valid), "kind": v.kind, "value": v.value,
+            "problem": v.problem, "uncertain": [bool(ts.uncertain[i]) for i in idx],
+            "inferred": [bool(ts.inferred[i]) for i in idx], "scores": [round(float(ts.scores[i]), 3) for i in idx],
+            "new": known is not None and tuple(sorted(tiles)) not in known,
+        })
+    return out
+
+
+def sheet_view(sheet: ScoreSheet, hands: list[dict]) -> dict:
+    """The score sheet for the page: rules.scoring's summary, the CSV rows, and each hand's racks."""
+    out = sheet.summary()
+    out["method"] = sheet.method
+    out["overall_winner"] = out.get("winner")
+    out["rows"] = [list(r) for r in sheet.to_rows()]
+    out["hands"] = [
+        {"number": h["number"], "winner": h["winner"], "pool_empty": h["pool_empty"],
+         "scores": h["scores"], "racks": h["racks"], "round": sheet.round_of(h["number"])}
+        for h in hands
+    ]
+    return out
+
+
+class Hints:
+    """The solver's best move for the current player's typed rack, cached per table and rack."""
+
+    def __init__(self) -> None:
+        self._cache: dict = {}
+
+    def hint(self, game: Game | None, table) -> dict | None:
+        if game is None or game.status is not Status.PLAYING:
+            return None
+        seat = game.current
+        if seat.rack is None:
+            return {"player": seat.name, "needs_rack": True}
+        key = ("solve", game.options, tuple(table), seat.rack, seat.has_melded)
+        if key not in self._cache:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            try:
+                sol = best_move(game, table)
+            except ValueError as exc:
+                self._cache[key] = {"player": seat.name, "error": str(exc)}
+            else:
+                old = {tuple(sorted(s)) for s in table}
+                sets = [list(s) for s in sol.sets] if sol else []
+                self._cache[key] = {
+                    "player": seat.name, "count": sol.count if sol else 0, "value": sol.value if sol else 0,
+                    "placed": [t.code for t in sol.placed] if sol else [],
+                    "sets": [{"tiles": [t.code for t in s], "new": tuple(sorted(s)) not in old} for s in sets],
+                }
+        return self._cache[key]
+
+    def suggestion(self, game: Game | None, table) -> list[list[str]] | None:
+        """After a refused turn: a legal arrangement of the tiles now on the table, if one exists."""
+        if game is None or game.status is not Status.PLAYING or game.turn.attempt is None:
+            return None
+        key = ("arrange", game.options, tuple(table), game.turn.table_before)
+        if key not in self._cache:
+            try:
+                sets = legal_layout(game, table)
+            except ValueError:
+                sets = None
+            self._cache[key] = [[t.code for t in s] for s in sets] if sets else None
+        return self._cache[key]
+
