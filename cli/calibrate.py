@@ -104,3 +104,8 @@ def run(args: argparse.Namespace) -> int:
           f"{mean([r.after for r in reports]):.2f} (on these photos); wrote {args.out} in "
           f"{time.perf_counter() - started:.0f} s")
     return 0
+
+
+def profile_option(args: argparse.Namespace) -> dict:
+    """``profile=`` for the reader only when one was given (the default reader needs nothing)."""
+    return {"profile": args.profile} if args.profile else {}

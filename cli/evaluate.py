@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.datasets import load_folder, split_holdout
     from vision.evaluation import Evaluation, evaluate, format_table
     from rules.options import find_variant
+    from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
     folders = []
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         # the labelled photos are tables of the standard box, judged as Sabra sets
         reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")),
-                                            profile=args.profile)
+                                            **profile_option(args))
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

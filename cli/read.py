@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from rules.options import find_variant
     from vision.annotate import annotate
     from vision.images import load_image
+    from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
     try:
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         Path(args.annotate).mkdir(parents=True, exist_ok=True)
 
     try:
-        reader = TableReader.from_model_dir(args.model, options, profile=args.profile)
+        reader = TableReader.from_model_dir(args.model, options, **profile_option(args))
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion read: cannot load the tile model: {exc}", file=sys.stderr)
         return 1
