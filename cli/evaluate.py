@@ -3,7 +3,12 @@
 Prints detection precision and recall (IoU 0.5), reading accuracy on the
 tiles found, end-to-end tile F1, photos read exactly and ms per photo; with
 ``--holdout`` only the fixed held-out part of each folder is scored (the
-photos training never sees).
+photos training never sees), with ``--train-split`` only the rest.
+
+Photos with set labels (a ``sets/`` folder beside ``images/``, or ``--sets
+DIR``) are also scored as players see them: sets read exactly, false alarms
+(valid sets shown split or invalid), misses (invalid sets shown valid), rack
+rows and rack totals, loose tiles.
 """
 
 from __future__ import annotations
@@ -21,7 +26,14 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("folders", nargs="+", metavar="DIR", help="YOLO-format folders")
     p.add_argument("--json", action="store_true", help="one JSON object per folder, then the total")
-    p.add_argument("--holdout", action="store_true", help="score only the held-out photos of each folder")
+    split = p.add_mutually_exclusive_group()
+    split.add_argument("--holdout", action="store_true", help="score only the held-out photos of each folder")
+    split.add_argument("--train-split", action="store_true",
+                       help="score only the photos outside the held-out part (to tune on)")
+    p.add_argument("--sets", metavar="DIR",
+                   help="folder of set labels (<image stem>.txt) for the photos (default: sets/ beside images/)")
+    p.add_argument("--only-sets", action="store_true", help="score only photos that have set labels")
+    p.add_argument("--problems", action="store_true", help="list every set read wrongly")
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--profile", metavar="PROFILE",
                    help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
@@ -45,20 +57,24 @@ def write_confusion(path: str, result) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.datasets import load_folder, split_holdout
-    from vision.evaluation import Evaluation, evaluate, format_table
     from rules.options import find_variant
+    from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
     from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
     folders = []
     for folder in args.folders:
         try:
-            items = load_folder(folder)
+            items = load_folder(folder, sets=args.sets)
         except (FileNotFoundError, ValueError) as exc:
             print(f"rummikub-companion eval: {exc}", file=sys.stderr)
             return 1
         if args.holdout:
             items = split_holdout(items)[1]
+        elif args.train_split:
+            items = split_holdout(items)[0]
+        if args.only_sets:
+            items = [item for item in items if item.groups is not None]
         folders.append((folder, items))
     try:
         # the labelled photos are tables of the standard box, judged as Sabra sets
@@ -89,6 +105,13 @@ def run(args: argparse.Namespace) -> int:
     if len(rows) > 1:
         rows.append(("all", total))
     print(format_table(rows))
+    set_table = format_set_table(rows)
+    if set_table:
+        print()
+        print(set_table)
+    if args.problems:
+        for problem in total.groups.problems:
+            print("  " + problem)
     worst = total.mistakes(args.mistakes)
     if worst:
         print("most frequent misreadings (true -> read, '-' = no tile): "

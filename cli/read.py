@@ -55,14 +55,25 @@ def annotation_paths(images: list[str], out: str) -> list[Path]:
 def summary(path: str, reading) -> str:
     """The reading in a few plain lines."""
     d, model = reading.detections, reading.model_detections
-    bad = sum(not s.valid for s in reading.sets)
-    lines = [f"{path}: {len(d)} tile{'s' * (len(d) != 1)}, {len(reading.sets)} set{'s' * (len(reading.sets) != 1)}"
-             f" ({bad} invalid), rack total {reading.rack_total}"]
+    table = [s for s in reading.sets if s.group == "table"]
+    racks = [s for s in reading.sets if s.group == "rack"]
+    bad = sum(s.status == "invalid" for s in table)
+    unsure = sum(s.status == "unsure" for s in table)
+    lines = [f"{path}: {len(d)} tile{'s' * (len(d) != 1)}, {len(table)} set{'s' * (len(table) != 1)}"
+             f" ({bad} invalid{f', {unsure} unsure' if unsure else ''})"
+             + (f", {len(racks)} rack row{'s' * (len(racks) != 1)}" if racks else "")
+             + f", rack total {reading.rack_total}"]
+    for w in reading.warnings:
+        lines.append(f"  WARNING: {w}")
     for s in reading.sets:
         codes = " ".join(d.codes[i] + ("?" if d.inferred[i] else "") for i in s.indices)
-        head = f"{s.kind or 'set'} {s.value}" if s.valid else "INVALID"
+        head = {"valid": f"{s.kind or 'set'} {s.value}", "invalid": "INVALID", "unsure": "UNSURE",
+                "rack": f"rack row {s.value}"}[s.status]
         line = f"  {head}: {codes}"
-        if s.problem:
+        if s.status == "unsure":
+            line += "  -- doubtful: " + ", ".join(f"{d.codes[i]} (score {float(d.scores[i]):.2f})" for i in s.doubtful)
+            line += f"; as read: {s.problem}"
+        elif s.problem:
             line += f"  -- {s.problem}"
         if s.as_read is not None and not s.as_read.valid:
             line += f"  (only with the inferred tile; as read: {s.as_read.problem})"
@@ -82,7 +93,6 @@ def run(args: argparse.Namespace) -> int:
 
     from rules.options import find_variant
     from vision.annotate import annotate
-    from vision.images import load_image
     from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
@@ -112,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for k, path in enumerate(args.images):
         try:
-            image = load_image(path)
-            reading = reader.read(image)
+            image, reading = reader.read_file(path)
         except ValueError as exc:
             print(f"rummikub-companion read: {exc}", file=sys.stderr)
             failed += 1

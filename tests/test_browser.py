@@ -3,6 +3,9 @@
 One test serves a table laid out in tile notation (a fake camera, so every
 check is exact); others play the shipped recorded game through the real tile
 model, on a laptop and on a phone, saving a screenshot after each move.
+Pages are opened with bypass_csp: Playwright's wait_for_function evaluates
+its predicate with eval, which the page's Content-Security-Policy forbids
+(test_browser_security.py drives the page under its CSP).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def fake_server(tmp_path):
 
 def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     url, live, clock = fake_server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     page.goto(url + "/")
     sets = page.locator("#sets .set")
     sets.first.wait_for()
@@ -141,7 +144,8 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     assert (tmp_path / "table.png").stat().st_size > 10_000
 
     # on a phone the page still fits: no sideways scrolling
-    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                             bypass_csp=True)
     phone.goto(url + "/")
     phone.locator("#sets .set").first.wait_for()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
@@ -184,7 +188,7 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
     url, game, clock, companion = recorded_server
     w, h = viewport
     phone = w < 600
-    page = browser.new_page(viewport={"width": w, "height": h}, is_mobile=phone, has_touch=phone)
+    page = browser.new_page(viewport={"width": w, "height": h}, is_mobile=phone, has_touch=phone, bypass_csp=True)
     tag = "phone" if phone else "laptop"
     shots = []
     for n, event in enumerate(game.script["events"]):
@@ -265,7 +269,8 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
 def test_offline_banner_when_the_server_is_down(browser, fake_server, tmp_path):
     url, live, clock = fake_server
     call(int(url.rsplit(":", 1)[1]), "/api/game", {"players": ["Ann", "Ben"]})
-    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
     page.goto(url + "/")
     page.locator("#sets .set").first.wait_for()
     page.route("**/api/**", lambda route: route.abort())  # the server stops answering
@@ -276,9 +281,31 @@ def test_offline_banner_when_the_server_is_down(browser, fake_server, tmp_path):
     page.locator("#offline-banner").wait_for(state="hidden", timeout=10_000)  # back by itself
 
 
+def test_rack_rows_unsure_sets_and_colour_warnings_on_a_phone(browser, fake_server, tmp_path):
+    url, live, clock = fake_server
+    live.set_table("R1 R2 R3")
+    call(int(url.rsplit(":", 1)[1]), "/api/game", {"players": ["Ann", "Ben"]})
+    live.set_table("R1 R2 R3 | K5 K6 B7 K8 | R13 J K2", status=["valid", "unsure", "rack"], doubtful=[5],
+                   uncertain=[5], warnings=["the photo has almost no colour (grey-scale?)"])
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(url + "/")
+    page.locator("#sets .set.rack").wait_for()
+    rack = page.locator("#sets .set.rack")
+    assert rack.locator(".tile").count() == 3 and rack.locator(".meta").inner_text() == "rack row · 45 points"
+    assert page.locator("#sets .set.invalid").count() == 0  # neither the rack row nor the unsure set
+    unsure = page.locator("#sets .set.unsure")
+    assert unsure.locator(".meta").inner_text() == "? unsure: check B7"
+    assert unsure.locator(".tile.doubtful").get_attribute("title").startswith("B7")
+    assert page.locator("#table-status").inner_text() == "1 unsure"
+    assert page.locator("#verdict-word").inner_text() == "UNSURE"
+    assert "grey-scale" in page.locator("#colour-banner").inner_text()
+    save(page, tmp_path, "phone-rack-unsure.png")
+
+
 def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     url, live, clock = fake_server
-    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
     page.goto(url + "/settings")
     assert page.evaluate("document.documentElement.scrollHeight") < 2200  # compact: the joker rules fold away
     text = page.locator("main").inner_text()
@@ -295,28 +322,39 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
-    """``rummikub-companion serve`` with no camera plays the recorded game: its tables and verdicts make sense."""
+    """``rummikub-companion serve`` with no camera, left alone: the recorded game plays itself, verdicts and all."""
     port = free_port()
     proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)  # default: the recorded game
+    js_word = "(w) => document.getElementById('verdict-word').textContent === w"
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
         page.goto(f"http://127.0.0.1:{port}/")
-        assert "recorded game of Ann and Ben" in page.locator("#no-game").inner_text()
-        page.click("#no-game >> text=start a new game")
-        assert page.input_value("textarea[name=players]") == "Ann\nBen"  # filled in for the newcomer
-        page.click("button:has-text('Start the game')")
-        page.wait_for_url(f"http://127.0.0.1:{port}/")
-        # Ann's opening run (33 points) is read off the video and judged legal so far
-        page.wait_for_function("window.state && window.state.table === 'R10 R11 R12'", timeout=90_000)
-        page.wait_for_function("document.getElementById('verdict-word').textContent === 'LEGAL'")
+        banner = page.locator("#demo-banner")
+        banner.wait_for()
+        assert "Recorded demo game" in banner.inner_text() and "Ann and Ben" in banner.inner_text()
+        # Ann's opening run (33 points) is read off the video and judged legal before she ends her turn
+        page.wait_for_function("document.getElementById('current-player').textContent === 'Ann'", timeout=90_000)
+        page.wait_for_function("window.state && window.state.table === 'R10 R11 R12'", timeout=60_000)
+        page.wait_for_function(js_word, arg="LEGAL")
         assert page.locator("#sets .set.invalid").count() == 0
-        page.click("#end-turn")
-        page.wait_for_function("document.getElementById('current-player').textContent === 'Ben'")
-        # Ben lays two tiles that are no set: the page says so in one line
-        page.wait_for_function("document.getElementById('verdict-word').textContent === 'NOT LEGAL'",
-                               timeout=60_000)
+        # nobody presses anything: the recording's Ann ends her turn and it is Ben's
+        page.wait_for_function("document.getElementById('current-player').textContent === 'Ben'", timeout=30_000)
+        assert "Ann: placed" in page.locator("#last-turn-text").inner_text()
+        # Ben lays two tiles that are no set and ends his turn: refused, in one line, and his turn goes on
+        page.wait_for_function("document.getElementById('demo-last').textContent.includes('NOT LEGAL')",
+                               timeout=30_000)
+        page.wait_for_function(js_word, arg="NOT LEGAL")
         assert "B4 B5" in page.locator("#verdict-groups").inner_text()
+        assert page.locator("#current-player").inner_text() == "Ben"
         save(page, tmp_path, "serve-recorded-game.png")
+        # his 16 s run out: the table goes back while Ann's clock waits
+        page.locator("#restore").wait_for(timeout=30_000)
+        assert "Ben ran out of time" in page.locator("#restore-text").inner_text()
+        save(page, tmp_path, "serve-recorded-time-out.png")
+        # a person acts on the page (here: turns the hint on): the demo stops and the game is theirs
+        page.check("#hint-toggle")
+        banner.wait_for(state="hidden")
+        assert call(port, "/api/state")["demo"] is None
     finally:
         proc.kill()
         proc.wait(10)

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from test_images import _png_bomb
 from vision.capture import (
     CaptureThread,
     FolderSource,
@@ -314,3 +315,145 @@ def test_a_single_dropped_webcam_frame_is_tolerated():
     source = VideoCaptureSource(0, live=True, capture_factory=Flaky)
     source.open()
     assert source.read().shape == (4, 4, 3)
+
+
+# -- sources that die and come back ----------------------------------------------------------
+
+
+def test_an_emptied_folder_is_reported_and_the_show_comes_back_with_its_files(tmp_path):
+    paths = write_images(tmp_path, [10, 20])
+    capture = CaptureThread(FolderSource(tmp_path, seconds_per_image=0.02, fps=100),
+                            backoff=0.02, max_backoff=0.1).start()
+    try:
+        assert wait_until(lambda: capture.camera_ok and capture.buffer.count > 3)
+        for p in paths:
+            p.unlink()
+        assert wait_until(lambda: not capture.camera_ok)
+        assert "no images" in capture.camera_error and "retrying" in capture.camera_error
+        assert capture.running
+        stalled = capture.buffer.count
+        write_images(tmp_path, [30])
+        assert wait_until(lambda: capture.camera_ok and capture.buffer.count > stalled)
+        assert int(capture.buffer.get_newer(0, timeout=0).image[0, 0, 0]) == 30
+        assert capture.camera_error is None and capture.reconnects >= 1
+    finally:
+        capture.stop()
+
+
+def test_a_deleted_video_is_reported_and_plays_again_when_it_returns(tmp_path):
+    path = tmp_path / "game.avi"
+    write_video(path, [0, 100, 200], fps=100.0)
+    kept = path.read_bytes()
+    capture = CaptureThread(open_source(str(path), loop=True), backoff=0.02, max_backoff=0.1).start()
+    try:
+        assert wait_until(lambda: capture.camera_ok and capture.buffer.count > 5)
+        path.unlink()
+        assert wait_until(lambda: not capture.camera_ok)
+        assert "game.avi" in capture.camera_error and "gone" in capture.camera_error
+        stalled = capture.buffer.count
+        path.write_bytes(kept)
+        assert wait_until(lambda: capture.camera_ok and capture.buffer.count > stalled + 3)
+    finally:
+        capture.stop()
+
+
+def test_a_stream_that_connects_but_sends_nothing_is_not_hammered():
+    class Silent(FakeCamera):
+        def read(self):
+            return False, None
+
+    FakeCamera.plugged.set()
+    FakeCamera.opened = 0
+    source = VideoCaptureSource("http://cam.local/stream", live=True, capture_factory=Silent)
+    capture = CaptureThread(source, backoff=0.05, max_backoff=0.4).start()
+    try:
+        time.sleep(1.5)
+        assert not capture.camera_ok and "stopped sending frames" in capture.camera_error
+        # pauses 0.05, 0.1, 0.2, 0.4, 0.4, ...: a handful of reconnects, not hundreds a second
+        assert 3 <= FakeCamera.opened <= 8, FakeCamera.opened
+    finally:
+        capture.stop()
+
+
+def test_one_bad_file_never_stops_the_capture_thread(tmp_path, monkeypatch):
+    import vision.capture as capture_module
+
+    write_images(tmp_path, [10, 20, 30])
+    (tmp_path / "bomb.png").write_bytes(_png_bomb(30000, 30000))
+    real_load = capture_module.load_image
+
+    def flaky_load(path, **kw):
+        if path.name == "img01.png":
+            raise MemoryError("the decoder ran out of memory")  # not an ImageError: still only a skip
+        return real_load(path, **kw)
+
+    monkeypatch.setattr(capture_module, "load_image", flaky_load)
+    src = FolderSource(tmp_path, seconds_per_image=0.01, fps=100)
+    capture = CaptureThread(src, backoff=0.02, max_backoff=0.1, paced=False)
+    capture.warning_seconds = 0  # each warning is replaced by the next one at once
+    seen = []
+    capture.start()
+    try:
+        assert wait_until(lambda: capture.buffer.count > 20)
+        while len(seen) < 2 and wait_until(lambda: capture.camera_error is not None, 1.0):
+            if capture.camera_error not in seen:
+                seen.append(capture.camera_error)
+        labels = set()
+        for _ in range(20):
+            frame = capture.buffer.get_newer(capture.buffer.count - 1, timeout=1)
+            labels.add(frame.label)
+        assert capture.running and labels <= {"img00.png", "img02.png"}
+    finally:
+        capture.stop()
+    messages = list(src._warnings) + seen
+    assert any("bomb.png" in m and "too large" in m and "before decoding" in m for m in messages), messages
+    assert any("img01.png" in m and "MemoryError" in m for m in messages), messages
+
+
+def test_a_fault_in_any_source_is_retried_not_fatal():
+    class Faulty(CountingSource):
+        """Raises an error nobody planned for on its third frame, then works again."""
+
+        name = "faulty"
+        faults = 0
+
+        def read(self):
+            if self.k == 2 and Faulty.faults == 0:
+                Faulty.faults += 1
+                raise ZeroDivisionError("bug")
+            return super().read()
+
+    capture = CaptureThread(Faulty(10**9), backoff=0.01, max_backoff=0.02).start()
+    try:
+        assert wait_until(lambda: Faulty.faults == 1)
+        assert wait_until(lambda: capture.camera_ok and capture.buffer.count > 10)
+        assert capture.reconnects == 1 and capture.running
+    finally:
+        capture.stop()
+
+
+def test_the_page_state_shows_a_dead_source_and_its_return(tmp_path):
+    """Through the web app: the camera block of GET /api/state (the page's banner) follows the folder."""
+    from test_live import FakeReader
+    from vision.live import LiveTable
+    from webui.app import create_app
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    paths = write_images(folder, [60])
+    live = LiveTable(FolderSource(folder, seconds_per_image=0.05, fps=40), FakeReader({}))
+    live.capture.backoff, live.capture.max_backoff = 0.02, 0.1
+    app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live, "TICKER": False})
+    client = app.test_client()
+    live.start()
+    try:
+        camera = lambda: client.get("/api/state").get_json()["camera"]  # noqa: E731
+        assert wait_until(lambda: camera()["ok"], 5)
+        paths[0].unlink()
+        assert wait_until(lambda: not camera()["ok"], 5)
+        assert "no images" in camera()["error"]
+        write_images(folder, [120])
+        assert wait_until(lambda: camera()["ok"] and camera()["error"] is None, 5)
+    finally:
+        live.stop()
+        app.extensions["companion"].session.store.close()

@@ -66,3 +66,52 @@ def test_holdout_split_is_fixed_and_keeps_neighbouring_photos_together(shared_di
     assert sorted(i.image_path.name for i in held) == sorted(i.image_path.name for i in held2)
     assert 0.15 < len(held) / len(items) < 0.25
     assert not {i.image_path for i in held} & {i.image_path for i in train}
+
+
+def test_sets_files_name_label_lines_and_unlisted_tiles_are_loose(tmp_path):
+    root = make_folder(tmp_path / "s", "names: ['red_5', 'red_6', 'red_7', 'table', 'black_9']\nnc: 5\n", {
+        # line 3 is not a tile: line numbers still count it
+        "x": "0 .1 .1 .05 .1\n1 .2 .1 .05 .1\n2 .3 .1 .05 .1\n3 .5 .5 1 1\n4 .8 .8 .05 .1\n",
+        "y": "0 .1 .1 .05 .1\n",
+    })
+    (root / "sets").mkdir()
+    (root / "sets" / "x.txt").write_text("# a run and nothing else\nset 0 1 2  # R5 R6 R7\n")
+    items = {i.image_path.stem: i for i in load_folder(root)}
+    x, y = items["x"], items["y"]
+    assert [(g.kind, g.tiles) for g in x.groups] == [("set", (0, 1, 2))]
+    assert x.loose == [3]  # the K9 (label line 4) is the fourth tile
+    assert y.groups is None and y.loose == []
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.txt").write_text("rack 4 0\n")
+    [x2] = [i for i in load_folder(root, sets=elsewhere) if i.image_path.stem == "x"]
+    assert [(g.kind, g.tiles) for g in x2.groups] == [("rack", (3, 0))]
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("row 0 1\n", "unknown kind"), ("set 0 3\n", "line 3 is not a tile"), ("set 0 1\nrack 1\n", "in two groups"),
+    ("set a b\n", "label line numbers"), ("set\n", "names no tile"),
+])
+def test_a_wrong_sets_file_is_named_with_its_line(tmp_path, text, problem):
+    root = make_folder(tmp_path / "w", "names: ['red_5', 'red_6', 'red_7', 'table']\nnc: 4\n",
+                      {"x": "0 .1 .1 .05 .1\n1 .2 .1 .05 .1\n2 .3 .1 .05 .1\n3 .5 .5 1 1\n"})
+    (root / "sets").mkdir()
+    (root / "sets" / "x.txt").write_text(text)
+    with pytest.raises(ValueError, match=problem) as err:
+        load_folder(root)
+    assert "x.txt:" in str(err.value)
+
+
+@pytest.mark.shared
+def test_the_repositorys_set_labels_fit_the_real_photos(shared_dir):
+    """Every sets file names a photo of the folder and tiles its labels hold."""
+    sets = Path(__file__).resolve().parents[1] / "datasets" / "rummikub-photos-sets"
+    items = load_folder(shared_dir / "datasets" / "rummikub-photos", sets=sets)
+    labelled = {i.image_path.stem for i in items if i.groups is not None}
+    assert labelled == {p.stem for p in sets.glob("*.txt")}
+    train, held = split_holdout(items)
+    # the photos tuned on and the photos reported are apart, and every held-out photo with tiles is labelled
+    assert all(i.groups is not None for i in held if len(i.quads))
+    assert any(i.groups is not None for i in train)
+    racks = [g for i in held if i.groups for g in i.groups if g.kind == "rack"]
+    assert len(racks) >= 6

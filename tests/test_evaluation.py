@@ -10,8 +10,8 @@ import pytest
 from cli import main
 from rules.tiles import Tile
 from vision import reader as reader_module
-from vision.datasets import load_folder
-from vision.evaluation import NONE, Evaluation, PhotoScore, evaluate, match_tiles, quad_iou
+from vision.datasets import GroupLabel, LabelledImage, load_folder
+from vision.evaluation import NONE, Evaluation, PhotoScore, evaluate, format_set_table, match_tiles, quad_iou, score_groups
 from rules.options import find_variant
 from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
@@ -74,6 +74,7 @@ class LabelReader:
     def __init__(self, items):
         self.items = items
         self.k = 0
+        self.options = ReaderOptions(rules=find_variant("sabra"))
 
     def read(self, image):
         item = self.items[self.k]
@@ -158,3 +159,66 @@ def test_eval_command_prints_a_table_and_json(folder, monkeypatch, capsys):
 def test_eval_command_names_a_folder_that_is_not_a_dataset(tmp_path, capsys):
     assert main(["eval", str(tmp_path / "missing")]) == 1
     assert "missing" in capsys.readouterr().err
+
+
+# -- sets as players see them ------------------------------------------------------------------------
+
+def line_quads(x: float, y: float, n: int, gap: float = 2.0) -> list[np.ndarray]:
+    return [tile_quad(x + k * (30 + gap), y) for k in range(n)]
+
+
+def set_item(codes: list[str], quads: list[np.ndarray], groups) -> LabelledImage:
+    return LabelledImage(Path("t.jpg"), np.array(quads), np.array([Tile.parse(c).index for c in codes]), True, groups)
+
+
+def reading_of(codes: list[str], quads: list[np.ndarray], image=None):
+    det = TileDetections(np.array(quads) + 1.0, [Tile.parse(c).index for c in codes], np.full(len(codes), 0.99))
+    return TableReader(_Fixed(det), ReaderOptions(rules=find_variant("sabra"))).read_detections(det, image)
+
+
+def test_sets_read_exactly_false_alarms_misses_and_loose_tiles_are_counted():
+    # laid: a valid run, a valid group, an invalid line, a loose tile
+    codes = ["R4", "R5", "R6", "K9", "B9", "O9", "K1", "K5", "K8", "O2"]
+    quads = line_quads(10, 10, 3) + line_quads(10, 80, 3) + line_quads(10, 150, 3) + [tile_quad(300, 300)]
+    groups = [GroupLabel("set", (0, 1, 2)), GroupLabel("set", (3, 4, 5)), GroupLabel("set", (6, 7, 8))]
+    item = set_item(codes, quads, groups)
+    # read: the run as laid; the group's last tile seen far away (split: a false alarm);
+    # the invalid line misread as K6 K7 K8 (shown valid: a miss)
+    seen = list(quads)
+    seen[5] = tile_quad(200, 80)
+    read_codes = list(codes)
+    read_codes[6:9] = ["K6", "K7", "K8"]
+    reading = reading_of(read_codes, seen)
+    pairs = match_tiles(reading.detections.quads, item.quads)
+    c = score_groups(reading, item, pairs, find_variant("sabra"))
+    assert (c.sets, c.sets_exact, c.valid_sets, c.false_alarms, c.invalid_sets, c.misses) == (3, 2, 2, 1, 1, 1)
+    assert (c.loose, c.loose_right) == (1, 1)
+    assert any("K9 B9 O9" in p for p in c.problems) and any("K1 K5 K8" in p for p in c.problems)
+
+
+def test_rack_rows_must_come_in_order_and_the_rack_total_must_match():
+    codes = ["R1", "K5", "B9", "O13"]
+    quads = line_quads(10, 10, 4)
+    item = set_item(codes, quads, [GroupLabel("rack", (0, 1, 2, 3))])
+    reading = reading_of(codes, quads)  # no photo: no rack found, a table line
+    c = score_groups(reading, item, match_tiles(reading.detections.quads, item.quads), find_variant("sabra"))
+    assert (c.rack_rows, c.rack_rows_exact, c.rack_photos) == (1, 0, 1)
+    assert c.rack_totals_right == 1  # no rack seen: the total of all the tiles, here the same
+    e = Evaluation([PhotoScore("t.jpg", 4, 4, 4, 4, 1.0, groups=c)])
+    assert e.set_dict()["rack_rows_exact"] == 0 and "rack rows" in format_set_table([("f", e)])
+
+
+def test_eval_reads_set_labels_beside_the_folder_and_prints_the_set_table(folder, monkeypatch, capsys):
+    (folder / "sets").mkdir()
+    (folder / "sets" / "a.txt").write_text("set 0 1 2\n")  # K1 R5 J laid together (invalid)
+    items = load_folder(folder)
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir",
+                        classmethod(lambda cls, path=None, options=None: LabelReader(items)))
+    assert main(["eval", "--problems", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "false alarms" in out and "misses" in out and "rack totals" in out
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir",
+                        classmethod(lambda cls, path=None, options=None: LabelReader(items)))
+    assert main(["eval", "--json", "--only-sets", str(folder)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["photos"] == 1 and d["sets"] == 1 and d["invalid_sets"] == 1 and d["set_photos"] == 1

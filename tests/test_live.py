@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import cv2
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from rules.options import find_variant
 from rules.tiles import Tile, format_table, parse_table
 from vision.capture import FolderSource, sample_images_dir
-from vision.live import LiveTable, TableState
+from vision.live import GROUP_KINDS, SET_STATUS, LiveTable, TableState, reading_state
 from vision.stability import TableStabiliser, make_thumbnail, motion_fraction, reading_tables
 from vision.types import TileDetections
 
@@ -33,12 +33,19 @@ class FakeSet:
     kind: str | None = "run"
     value: int = 0
     problem: str | None = None
+    group: str = "table"
+    doubtful: tuple[int, ...] = ()
+
+    @property
+    def status(self) -> str:
+        return "valid" if self.valid else "invalid"
 
 
 @dataclass
 class FakeReading:
     detections: TileDetections
     sets: list[FakeSet]
+    warnings: list[str] = field(default_factory=list)
 
 
 def reading(table: str, *, jitter: float = 0.0, scores: float = 0.95, drop: tuple[int, ...] = ()) -> FakeReading:
@@ -313,8 +320,9 @@ def write_images(folder: Path, values: list[int]) -> None:
 
 def test_state_has_exactly_the_agreed_fields():
     assert [f.name for f in fields(TableState)] == [
-        "version", "tiles", "set_ids", "scores", "inferred", "uncertain", "set_valid", "stable", "camera_ok",
-        "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
+        "version", "tiles", "set_ids", "scores", "inferred", "uncertain", "doubtful", "set_status", "set_group",
+        "warnings", "stable", "camera_ok", "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
+        "frame",
     ]  # fmt: skip
 
 
@@ -429,7 +437,9 @@ def test_sample_images_replay_with_the_real_reader_matches_reading_each_photo():
     direct = reader.read(cv2.imread(str(photo)))
     state = live.state()
     assert state.version == 1
-    assert format_table(state.tables) == format_table([[direct.detections.tiles[i] for i in s.indices] for s in direct.sets])
+    assert format_table(state.groups) == format_table([[direct.detections.tiles[i] for i in s.indices] for s in direct.sets])
+    assert [SET_STATUS[c] for c in state.set_status] == [s.status for s in direct.sets]
+    assert state.warnings == tuple(direct.warnings)
 
 
 def test_live_table_follows_the_game_rules():
@@ -470,3 +480,53 @@ def test_the_recorded_game_is_read_move_by_move():
         assert state.stable and not state.uncertain.any()
         versions.append(state.version)
     assert versions == sorted(versions) and versions[-1] <= len(versions)  # one change per move, no flicker
+
+
+class FixedModel:
+    """A stand-in tile model that finds the same tiles in every frame."""
+
+    def __init__(self, detections: TileDetections) -> None:
+        self.detections = detections
+
+    def detect(self, image):
+        return self.detections
+
+
+def grey_table_with_a_rack() -> tuple[np.ndarray, TileDetections]:
+    """A grey-scale frame: the set K1 K2 K3 on a light table, a dark rack holding R5 J B9 B10 O2 below it."""
+    image = np.full((720, 1280, 3), 200, np.uint8)
+    cv2.rectangle(image, (60, 460), (1000, 600), (40, 40, 40), -1)  # the rack's board, darker than the table
+    quads = [[[x, 100], [x + 50, 100], [x + 50, 170], [x, 170]] for x in (100, 155, 210)]
+    quads += [[[x, 490], [x + 50, 490], [x + 50, 560], [x, 560]] for x in (100, 180, 260, 340, 420)]
+    for q in quads:
+        cv2.fillPoly(image, [np.array(q, np.int32)], (240, 240, 240))
+    codes = [Tile.parse(c).index for c in "K1 K2 K3 R5 J B9 B10 O2".split()]
+    return image, TileDetections(np.array(quads, np.float32), codes, np.full(len(codes), 0.95))
+
+
+def test_the_voted_table_finds_racks_and_the_colour_warning_in_the_frame():
+    """The vote re-reads the tiles in the frame itself: rack rows stay rack rows, and off the table."""
+    reader_mod = pytest.importorskip("vision.reader")
+    image, detections = grey_table_with_a_rack()
+    reader = reader_mod.TableReader(FixedModel(detections), reader_mod.ReaderOptions(rules=SABRA))
+    live = LiveTable(FolderSource(sample_images_dir(), seconds_per_image=1, fps=10, loop=False), reader)
+    for k in range(4):
+        live.process(image, index=k, now=k * 0.1)
+    state = live.state()
+    assert state.version == 1
+    assert [GROUP_KINDS[c] for c in state.set_group] == ["rack", "table"]
+    assert [SET_STATUS[c] for c in state.set_status] == ["rack", "valid"]
+    assert format_table(state.racks) == "R5 J B9 B10 O2"  # in the order they stand
+    assert format_table(state.tables) == "K1 K2 K3"  # what a turn is judged on: no rack tile
+    assert state.set_valid.tolist() == [False, True]
+    assert any("no colour" in w for w in state.warnings)
+
+
+def test_an_unsure_set_keeps_its_doubtful_tile_in_the_state():
+    reader_mod = pytest.importorskip("vision.reader")
+    truth = reading("R5 R6 B8 R8")
+    det = TileDetections(truth.detections.quads, truth.detections.class_ids, [0.95, 0.95, 0.45, 0.95])
+    reader = reader_mod.TableReader(FixedModel(det), reader_mod.ReaderOptions(rules=SABRA))
+    state = reading_state(reader.read_detections(det), [])
+    assert [SET_STATUS[c] for c in state.set_status] == ["unsure"]
+    assert state.doubtful.tolist() == [False, False, True, False] and not state.set_valid.any()

@@ -100,7 +100,7 @@ def test_json_output_has_exactly_the_agreed_shape():
     reading = read("R4 J R6 | K9 B9", scores={3: 0.8})
     out = reading.to_json(image="table.jpg")
     json.dumps(out)  # plain JSON types only
-    assert list(out) == ["image", "tiles", "sets", "rack_total"]
+    assert list(out) == ["image", "tiles", "sets", "rack_total", "warnings"]
     assert out["image"] == "table.jpg" and out["rack_total"] == 4 + 30 + 6 + 9 + 9
     assert [t["code"] for t in out["tiles"]] == ["R4", "J", "R6", "K9", "B9"]
     for t in out["tiles"]:
@@ -111,10 +111,13 @@ def test_json_output_has_exactly_the_agreed_shape():
     assert out["tiles"][3]["score"] == pytest.approx(0.8)
     assert out["tiles"][0]["box"] == [40.0, 40.0, 85.0, 100.0]
     assert out["sets"] == [
-        {"tiles": [0, 1, 2], "valid": True, "kind": "run", "value": 15, "problem": None},
-        {"tiles": [3, 4], "valid": False, "kind": None, "value": 0,
-         "problem": "a set needs at least 3 tiles; this one has 2"},
+        {"tiles": [0, 1, 2], "group": "table", "status": "valid", "valid": True, "kind": "run", "value": 15,
+         "problem": None, "doubtful": []},
+        {"tiles": [3, 4], "group": "table", "status": "invalid", "valid": False, "kind": None, "value": 0,
+         "problem": "a set needs at least 3 tiles; this one has 2", "doubtful": []},
     ]
+    # the stand-in photo is all black: its colours cannot be trusted, and the reading says so
+    assert any("colour" in w for w in out["warnings"]) and all(isinstance(w, str) for w in out["warnings"])
 
 
 def test_a_joker_is_read_as_the_tile_it_stands_for():
@@ -176,7 +179,9 @@ def test_the_reader_rejects_what_is_not_a_colour_image():
 
 def test_an_empty_table_reads_as_nothing():
     reading = TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA)).read(np.zeros((50, 50, 3), np.uint8))
-    assert reading.to_json(image="x.png") == {"image": "x.png", "tiles": [], "sets": [], "rack_total": 0}
+    out = reading.to_json(image="x.png")
+    assert {k: out[k] for k in ("image", "tiles", "sets", "rack_total")} == {
+        "image": "x.png", "tiles": [], "sets": [], "rack_total": 0}
 
 
 # -- drawing --------------------------------------------------------------------------------------

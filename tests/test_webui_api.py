@@ -365,3 +365,32 @@ def test_preview_follows_repairs_after_an_illegal_end(client, live):
     live.set_table("R1 R2 R3 | K11 B11 O11")  # the player repairs the table
     state = client.get("/api/state").get_json()
     assert state["preview"]["legal"] is True and state["game"]["turn"]["attempt"]["legal"] is False
+
+
+def test_state_shows_rack_rows_unsure_sets_and_colour_warnings(client, live):
+    """A rack row is listed in its order with its total and never judged; an unsure set names its doubtful
+    tile; a turn is judged on the table sets alone; the photo's colour warnings reach the page."""
+    live.set_table("R1 R2 R3")
+    start(client)
+    live.set_table("R1 R2 R3 | K5 K6 B7 K8 | R13 J K2", status=["valid", "unsure", "rack"], doubtful=[5],
+                   uncertain=[5], warnings=["the photo is very dark: tile colours may be misread"])
+    state = client.get("/api/state").get_json()
+    table, unsure, rack = state["sets"]
+    assert (table["group"], table["status"], table["valid"]) == ("table", "valid", True)
+    assert (unsure["status"], unsure["valid"], unsure["doubtful"]) == ("unsure", False, ["B7"])
+    assert rack == {**rack, "group": "rack", "status": "rack", "valid": None, "kind": None, "problem": None,
+                    "tiles": ["R13", "J", "K2"], "value": 13 + 30 + 2, "doubtful": []}
+    assert state["table"] == "R1 R2 R3 | K5 K6 B7 K8"  # no rack tile on the table a turn is judged on
+    assert state["warnings"] == ["the photo is very dark: tile colours may be misread"]
+    preview = state["preview"]  # the only problem is the unsure set: the page says so and names the tile
+    assert preview["legal"] is False and preview["word"] == "UNSURE"
+    assert preview["groups"][0] == {"code": "unsure_set", "kind": "A tile may be misread",
+                                    "items": ["K5 K6 B7 K8: check B7"]}
+    assert [g["code"] for g in preview["groups"][1:]] == ["initial_meld_too_low"]  # counts only valid sets
+    # the same tiles with no doubt about them: an invalid set, NOT LEGAL; the rack row still is no set
+    live.set_table("R1 R2 R3 | K5 K6 B7 K8 | R13 J K2", status=["valid", "invalid", "rack"])
+    state = client.get("/api/state").get_json()
+    assert [s["status"] for s in state["sets"]] == ["valid", "invalid", "rack"]
+    assert state["preview"]["word"] == "NOT LEGAL" and state["all_valid"] is False
+    assert state["preview"]["groups"][0]["code"] == "invalid_set"
+    assert state["warnings"] == []

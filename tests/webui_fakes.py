@@ -34,15 +34,21 @@ class FakeLive:
         self.picture = jpeg()
         self.set_table(table, **marks)
 
-    def set_table(self, notation: str, *, colour=(40, 110, 60), uncertain=(), inferred=()) -> None:
+    def set_table(self, notation: str, *, colour=(40, 110, 60), uncertain=(), inferred=(), status=None,
+                  doubtful=(), warnings=()) -> None:
         """Lay a new stable table (bumps the version, like a real change seen by the camera).
 
-        ``uncertain``/``inferred``: tile positions (in reading order over all sets) to mark.
+        ``uncertain``/``inferred``/``doubtful``: tile positions (in reading order over all groups) to mark;
+        ``status``: each group's word (``vision.live.SET_STATUS``: "rack" makes it a rack row);
+        ``warnings``: the photo's colour warnings.
         """
         with self._cond:
             self.tables = parse_table(notation) if notation.strip() else []
             self.uncertain = list(uncertain)
             self.inferred = set(inferred)
+            self.status = status
+            self.doubtful = set(doubtful)
+            self.warnings = tuple(warnings)
             self.picture = jpeg(colour)
             self.version += 1
             self.changed_at = time.time()
@@ -65,6 +71,7 @@ class FakeLive:
                 self.tables, scores=[0.4 if j in self.uncertain else 0.97 for j in range(n)],
                 inferred=[j in self.inferred for j in range(n)],
                 uncertain=[j in self.uncertain or j in self.inferred for j in range(n)],
+                doubtful=[j in self.doubtful for j in range(n)], status=self.status, warnings=self.warnings,
                 version=self.version, stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
                 annotated_jpeg=self.picture, frame_jpeg=self.picture, changed_at=self.changed_at, fps=12.5,
             )

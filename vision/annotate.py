@@ -1,4 +1,7 @@
-"""The reading drawn over the photo: tile outlines, codes, and each set in green (valid) or red.
+"""The reading drawn over the photo: tile outlines, codes, and each group framed in its colour.
+
+Valid sets green, invalid red, unsure orange (with its doubtful tiles
+outlined in orange), rack rows purple with their total.
 
 Line widths and text sizes follow the tiles' size in the picture, so the
 drawing stays readable on a 640x480 webcam frame and on a 4032x3024 photo.
@@ -17,6 +20,9 @@ VALID = (60, 190, 40)  # BGR green
 INVALID = (40, 40, 220)  # BGR red
 TILE = (230, 160, 30)  # BGR blue outline of each tile
 INFERRED = (0, 215, 255)  # BGR yellow
+UNSURE = (0, 140, 255)  # BGR orange: the verdict hangs on a doubtful tile
+RACK = (200, 60, 170)  # BGR purple: a row of tiles on a rack (not judged, totalled)
+COLOURS = {"valid": VALID, "invalid": INVALID, "unsure": UNSURE, "rack": RACK}
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
@@ -33,8 +39,9 @@ def annotate(image: np.ndarray, reading: TableReading) -> np.ndarray:
     (unit_w, _), _ = cv2.getTextSize("R13", FONT, 1.0, thick)
     font_scale = max(0.3, 0.85 * tile_w / unit_w)
 
+    doubtful = {i for s in reading.sets for i in getattr(s, "doubtful", ())}
     for s in reading.sets:
-        colour = VALID if s.valid else INVALID
+        colour = COLOURS[_status(s)]
         pts = d.quads[s.indices].reshape(-1, 2)
         hull = cv2.convexHull(pts.astype(np.float32))
         pad = tile_h * 0.12
@@ -48,7 +55,8 @@ def annotate(image: np.ndarray, reading: TableReading) -> np.ndarray:
     for i, code in enumerate(d.codes):
         quad = np.round(d.quads[i]).astype(np.int32)
         inferred = bool(d.inferred[i])
-        cv2.polylines(out, [quad], True, INFERRED if inferred else TILE, thick, cv2.LINE_AA)
+        edge = INFERRED if inferred else UNSURE if i in doubtful else TILE
+        cv2.polylines(out, [quad], True, edge, thick * (2 if i in doubtful else 1), cv2.LINE_AA)
         bottom = (d.quads[i][2] + d.quads[i][3]) / 2
         center = d.quads[i].mean(axis=0)
         spot = center + (bottom - center) * 0.6  # the code sits low on the face, below the numeral
@@ -57,10 +65,18 @@ def annotate(image: np.ndarray, reading: TableReading) -> np.ndarray:
     return out
 
 
+def _status(s) -> str:
+    """The set's status; a set reading kept from before racks and unsure sets is valid or invalid."""
+    return getattr(s, "status", "valid" if s.valid else "invalid")
+
+
 def _set_label(s) -> str:
-    if s.valid:
+    status = _status(s)
+    if status == "valid":
         return f"{s.kind or 'set'} {s.value}"
-    return "invalid"
+    if status == "rack":
+        return f"rack {s.value}"
+    return status
 
 
 def _text(image, text, origin, scale, colour, thick, centred=False) -> None:

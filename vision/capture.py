@@ -13,6 +13,7 @@ import importlib.resources
 import logging
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -131,6 +132,8 @@ class VideoCaptureSource(FrameSource):
             cap = cv2.VideoCapture(self.target)
         if not cap.isOpened():
             cap.release()
+            if isinstance(self.target, str) and "://" not in self.target and not Path(self.target).is_file():
+                raise SourceError(f"the video {self.name} is gone")
             raise SourceError(f"cannot open {self.name}")
         if isinstance(self.target, int):
             cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # where the driver allows: no queue of old frames
@@ -153,7 +156,7 @@ class VideoCaptureSource(FrameSource):
         if not self.live:
             if not self.loop:
                 return None
-            self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+            self.open()  # from the start, as a new file: a deleted or replaced video is noticed
             ok, image = self._cap.read()
             if ok and image is not None:
                 return image
@@ -195,7 +198,8 @@ class FolderSource(FrameSource):
         self.frame_interval = 1.0 / fps
         self.loop = loop
         self.files: list[Path] = []
-        self._warnings: list[str] = []
+        self._logged: set[str] = set()
+        self._warnings: deque[str] = deque(maxlen=8)  # a folder failing for hours keeps only the latest
         self._position = 0  # next file to show
         self._repeats_left = 0
         self._image: np.ndarray | None = None
@@ -205,17 +209,24 @@ class FolderSource(FrameSource):
         return max(1, round(self.seconds_per_image * self.fps))
 
     def open(self) -> None:
-        if self.path.is_file():
-            self.files = [self.path]
-        elif self.path.is_dir():
-            self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        else:
-            raise SourceError(f"no such image or folder: {self.path}")
-        if not self.files:
-            raise SourceError(f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) in {self.path}")
+        self._scan()
         self._position = 0
         self._repeats_left = 0
         self._image = None
+
+    def _scan(self) -> None:
+        """List the pictures again (each round of the show): files may come and go."""
+        try:
+            if self.path.is_file():
+                self.files = [self.path]
+            elif self.path.is_dir():
+                self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            else:
+                raise SourceError(f"no such image or folder: {self.path}")
+        except OSError as exc:  # the folder vanished while being listed, a network share went away
+            raise SourceError(f"cannot list {self.path}: {exc.strerror or exc}") from None
+        if not self.files:
+            raise SourceError(f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) in {self.path}")
 
     def read(self) -> np.ndarray | None:
         if self._repeats_left > 0 and self._image is not None:
@@ -225,14 +236,18 @@ class FolderSource(FrameSource):
             if self._position >= len(self.files):
                 if not self.loop:
                     return None
+                self._scan()
                 self._position = 0
             file = self.files[self._position]
             self._position += 1
             try:
                 image = load_image(file)
-            except ImageError as exc:
-                message = f"skipped {file.name}: {str(exc).removeprefix(str(file) + ': ')}"
-                log.warning("%s", message)
+            except Exception as exc:  # ImageError, or worse: one bad file never stops the show
+                reason = str(exc).removeprefix(str(file) + ": ") if isinstance(exc, ImageError) else repr(exc)
+                message = f"skipped {file.name}: {reason}"
+                if message not in self._logged:  # once in the log, every round on the page
+                    self._logged.add(message)
+                    log.warning("%s", message)
                 self._warnings.append(message)
                 continue
             image.setflags(write=False)  # shared by the repeats: nobody may draw on it
@@ -240,10 +255,11 @@ class FolderSource(FrameSource):
             self.label = file.name
             self._repeats_left = self.frames_per_image - 1
             return image
-        raise SourceError(f"none of the {len(self.files)} images in {self.path} can be read")
+        last = f" ({self._warnings[-1].removeprefix('skipped ')})" if self._warnings else ""
+        raise SourceError(f"none of the {len(self.files)} images in {self.path} can be read{last}")
 
     def take_warning(self) -> str | None:
-        return self._warnings.pop(0) if self._warnings else None
+        return self._warnings.popleft() if self._warnings else None
 
 
 def sample_images_dir() -> Path:
@@ -324,9 +340,13 @@ class LatestFrame:
 class CaptureThread:
     """Reads a source in a daemon thread into a :class:`LatestFrame`.
 
-    A live device that fails is reported (``camera_ok`` False, ``camera_error``)
-    and reopened with growing pauses (``backoff`` doubling up to ``max_backoff``)
-    until it comes back.  A finite source that ends leaves ``finished`` set.
+    Any source that fails (an unplugged camera, a stream that connects but
+    sends nothing, an emptied folder, a deleted video, an error nobody
+    foresaw) is reported (``camera_ok`` False, ``camera_error``) and reopened
+    after growing pauses (``backoff`` doubling up to ``max_backoff``) until
+    frames come again; the pause is reset only by a frame, so a source that
+    opens but never delivers is not hammered.  A finite source that ends
+    (a video without ``loop``) leaves ``finished`` set.
     """
 
     def __init__(
@@ -384,37 +404,39 @@ class CaptureThread:
         warning_until = 0.0
         try:
             while not self._stop.is_set():
-                if not opened:
-                    try:
-                        source.open()
-                    except SourceError as exc:
-                        self._fail(f"{exc}; retrying in {pause:.1f} s")
-                        self._stop.wait(pause)
-                        pause = min(pause * 2, self.max_backoff)
-                        continue
-                    if self.camera_error is not None:
-                        self.reconnects += 1
-                    opened, pause = True, self.backoff
-                    self.camera_ok, self.camera_error = True, None
-                    next_due = time.monotonic()
                 try:
+                    if not opened:
+                        source.open()
+                        opened = True
+                        next_due = time.monotonic()
                     image = source.read()
-                except SourceError as exc:
-                    source.close()
-                    opened = False
-                    self._fail(str(exc))
-                    if not source.live:
-                        return
+                except Exception as exc:  # SourceError, or a fault nobody foresaw: retry, never die
+                    if not isinstance(exc, SourceError):
+                        log.exception("reading %s failed", source.name)
+                    if opened:
+                        opened = False
+                        try:
+                            source.close()
+                        except Exception:  # a driver failing to let go: the next open starts afresh
+                            log.exception("closing %s failed", source.name)
+                    self._fail(f"{exc if isinstance(exc, SourceError) else repr(exc)}; retrying in {pause:.1f} s")
+                    self._stop.wait(pause)
+                    pause = min(pause * 2, self.max_backoff)
                     continue
-                warning = source.take_warning()
-                if warning:  # shown for a while, but frames still come
-                    self.camera_error, warning_until = warning, time.monotonic() + self.warning_seconds
-                elif self.camera_ok and self.camera_error and time.monotonic() > warning_until:
-                    self.camera_error = None
                 if image is None:
                     self.finished = True
                     self._fail(f"{source.name} has ended")
                     return
+                if not self.camera_ok:
+                    if self.camera_error is not None:
+                        self.reconnects += 1
+                    self.camera_ok, self.camera_error = True, None
+                pause = self.backoff
+                warning = source.take_warning()
+                if warning:  # shown for a while, but frames still come
+                    self.camera_error, warning_until = warning, time.monotonic() + self.warning_seconds
+                elif self.camera_error and time.monotonic() > warning_until:
+                    self.camera_error = None
                 self.buffer.put(image, source.label)
                 if self.paced and source.frame_interval:
                     next_due = max(next_due + source.frame_interval, time.monotonic() - source.frame_interval)

@@ -3,10 +3,22 @@
 Used by training, by ``rummikub-companion eval`` and by the tests. Box labels
 (``cls cx cy w h``) and polygon labels (``cls x1 y1 x2 y2 ...``) are both read;
 every label becomes a 4-corner quad in pixels.
+
+Set labels (which tiles the players laid together) live in a sets folder of
+one text file per image stem, beside the YOLO folder (``<split>/sets/``) or
+anywhere else (``load_folder(root, sets=DIR)``)::
+
+    # comment
+    set 3 4 5        # tiles laid together on the table, in reading order
+    rack 0 1 2 7     # one row of a rack, left to right
+
+Numbers are 0-based line numbers of the image's label file. Tiles not named
+on any line are loose. A photo without a sets file has no set labels.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +28,8 @@ import numpy as np
 
 from rules.tiles import JOKER_INDEX, NotationError, Color, Tile
 from vision.images import ImageError, load_image, load_image_size
+
+log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 _COLOR_WORDS = {"black": "K", "blue": "B", "orange": "O", "yellow": "O", "red": "R"}
@@ -61,12 +75,32 @@ def read_class_names(folder: Path) -> list[str]:
     return names
 
 
+GROUP_KINDS = ("set", "rack")  # a line of tiles on the table; a row of tiles standing on a rack
+
+
+@dataclass(frozen=True)
+class GroupLabel:
+    """Tiles laid together: ``kind`` "set" (on the table) or "rack" (a rack row), tiles in reading order."""
+
+    kind: str
+    tiles: tuple[int, ...]  # indices into LabelledImage.quads
+
+
 @dataclass
 class LabelledImage:
     image_path: Path
     quads: np.ndarray  # (N, 4, 2) pixels
     class_ids: np.ndarray  # (N,) tile indices 0-52
     ordered: bool  # True when quads are in reading order (renderer output)
+    groups: list[GroupLabel] | None = None  # None: no set labels for this photo
+
+    @property
+    def loose(self) -> list[int]:
+        """Tiles in no set and no rack row (empty without set labels)."""
+        if self.groups is None:
+            return []
+        used = {t for g in self.groups for t in g.tiles}
+        return [i for i in range(len(self.quads)) if i not in used]
 
     def load(self) -> np.ndarray:
         return load_image(self.image_path)
@@ -87,9 +121,47 @@ def _find_split_dirs(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.rglob("images") if (p.parent / "labels").is_dir())
 
 
-def load_folder(root: str | Path) -> list[LabelledImage]:
-    """Every labelled image under a YOLO-format folder, with labels in pixels."""
+def read_groups(path: Path, line_to_tile: dict[int, int]) -> list[GroupLabel]:
+    """The set labels of one image; ``line_to_tile`` maps label-file line numbers to quad indices.
+
+    ValueError naming the file and line for an unknown kind, a line number
+    with no tile label, or a tile named twice.
+    """
+    groups, seen = [], set()
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        kind, numbers = words[0], words[1:]
+        if kind not in GROUP_KINDS:
+            raise ValueError(f"{path}:{n}: unknown kind {kind!r} (expected one of {', '.join(GROUP_KINDS)})")
+        try:
+            lines = [int(w) for w in numbers]
+        except ValueError:
+            raise ValueError(f"{path}:{n}: tiles must be label line numbers") from None
+        if not lines:
+            raise ValueError(f"{path}:{n}: a {kind} names no tile")
+        tiles = []
+        for k in lines:
+            if k not in line_to_tile:
+                raise ValueError(f"{path}:{n}: label line {k} is not a tile of this image")
+            if k in seen:
+                raise ValueError(f"{path}:{n}: label line {k} is in two groups")
+            seen.add(k)
+            tiles.append(line_to_tile[k])
+        groups.append(GroupLabel(kind, tuple(tiles)))
+    return groups
+
+
+def load_folder(root: str | Path, sets: str | Path | None = None) -> list[LabelledImage]:
+    """Every labelled image under a YOLO-format folder, with labels in pixels.
+
+    Set labels come from ``sets`` (a folder of ``<stem>.txt``) when given,
+    else from a ``sets/`` folder beside each ``images/``; see the module doc.
+    """
     root = Path(root)
+    if sets is not None and not Path(sets).is_dir():
+        raise FileNotFoundError(f"{sets}: no such sets folder")
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: not a folder")
     splits = _find_split_dirs(root)
@@ -105,12 +177,13 @@ def load_folder(root: str | Path) -> list[LabelledImage]:
                 continue
             try:
                 w, h = load_image_size(image_path)
-            except (ImageError, OSError):
-                continue  # unreadable files are reported by the tools that load pixels
+            except (ImageError, OSError) as exc:
+                log.warning("skipped %s", exc)  # the message names the file and what is wrong
+                continue
             label_path = split / "labels" / (image_path.stem + ".txt")
-            quads, ids = [], []
+            quads, ids, line_to_tile = [], [], {}
             if label_path.exists():
-                for line in label_path.read_text().splitlines():
+                for number, line in enumerate(label_path.read_text().splitlines()):
                     parts = line.split()
                     if len(parts) < 5:
                         continue
@@ -126,13 +199,16 @@ def load_folder(root: str | Path) -> list[LabelledImage]:
                     else:
                         pts = values[: len(values) // 2 * 2].reshape(-1, 2)
                     pts = pts * np.array([w, h], dtype=np.float32)
+                    line_to_tile[number] = len(quads)
                     quads.append(_polygon_to_quad(pts))
                     ids.append(tile)
+            sets_path = (Path(sets) if sets is not None else split / "sets") / (image_path.stem + ".txt")
             items.append(LabelledImage(
                 image_path,
                 np.array(quads, dtype=np.float32).reshape(-1, 4, 2),
                 np.array(ids, dtype=np.int64),
                 ordered,
+                read_groups(sets_path, line_to_tile) if sets_path.exists() else None,
             ))
     return items
 

@@ -4,6 +4,21 @@ A found tile matches a labelled one when their outlines overlap with IoU of
 at least 0.5 (polygon IoU of the quads); each label matches at most one tile,
 best overlaps first.  Scores are taken on what the reader outputs (so a tile
 inferred from its set counts as read the way it was output).
+
+On photos with set labels (``vision.datasets`` sets files) the groups are
+scored as players see them, through the tile matching:
+
+- a labelled set is *read exactly* when one table set of the reading holds
+  exactly its tiles;
+- a *false alarm* is a valid labelled set not shown valid: split, merged into
+  an invalid line, judged invalid (an *unsure* set, its verdict hanging on a
+  doubtful tile, is counted apart, not as a false alarm);
+- a *miss* is an invalid labelled set shown valid (one shown unsure is
+  counted apart too);
+- a rack row is read exactly when one rack row holds its tiles in its order,
+  and a photo's *rack total* is right when the reading's total of the tiles on
+  racks equals the labelled one;
+- a loose tile is right when it is read as a group of its own.
 """
 
 from __future__ import annotations
@@ -14,6 +29,9 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from rules.options import RuleOptions
+from rules.scoring import rack_value
+from rules.sets import analyse_set
 from rules.tiles import JOKER_INDEX, Tile
 from vision.datasets import LabelledImage
 
@@ -57,6 +75,122 @@ def match_tiles(pred: np.ndarray, truth: np.ndarray, threshold: float = 0.5) -> 
     return out
 
 
+SET_FIELDS = ("sets", "sets_exact", "valid_sets", "false_alarms", "unsure", "invalid_sets", "misses", "invalid_unsure",
+              "rack_rows", "rack_rows_exact", "rack_photos", "rack_totals_right", "loose", "loose_right")
+
+
+@dataclass
+class SetCounts:
+    """Set-level counts on one photo (or summed over many): see the module doc."""
+
+    sets: int = 0
+    sets_exact: int = 0
+    valid_sets: int = 0
+    false_alarms: int = 0
+    unsure: int = 0
+    invalid_sets: int = 0
+    misses: int = 0
+    invalid_unsure: int = 0  # invalid sets shown unsure (not flagged invalid, not passed as valid)
+    rack_rows: int = 0
+    rack_rows_exact: int = 0
+    rack_photos: int = 0
+    rack_totals_right: int = 0
+    loose: int = 0
+    loose_right: int = 0
+    problems: list[str] = field(default_factory=list)  # what went wrong, in words, for the report
+
+    def __add__(self, other: "SetCounts") -> "SetCounts":
+        out = SetCounts(**{f: getattr(self, f) + getattr(other, f) for f in SET_FIELDS})
+        out.problems = self.problems + other.problems
+        return out
+
+
+def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rules: RuleOptions) -> SetCounts:
+    """Set-level counts of a reading against the photo's set labels (empty counts without labels),
+    the labelled sets judged under ``rules``."""
+    c = SetCounts()
+    if item.groups is None:
+        return c
+    pred_of = {j: i for i, j in pairs}
+    group_of, position = {}, {}
+    for k, s in enumerate(reading.sets):
+        for pos, i in enumerate(s.indices):
+            group_of[i], position[i] = k, pos
+    codes = reading.detections.codes
+    name = item.image_path.name
+
+    def one_group(tiles) -> int | None:
+        """The reading's group holding all these labelled tiles, or None (missed or split)."""
+        ks = {group_of.get(pred_of.get(t)) for t in tiles}
+        return ks.pop() if len(ks) == 1 and None not in ks and all(t in pred_of for t in tiles) else None
+
+    truth_rack = 0
+    for g in item.groups:
+        tiles = list(g.tiles)
+        k = one_group(tiles)
+        found = reading.sets[k] if k is not None else None
+        if g.kind == "rack":
+            c.rack_rows += 1
+            truth_rack += rack_value([Tile.from_index(int(item.class_ids[t])) for t in tiles], rules)
+            exact = (found is not None and found.group == "rack" and len(found.indices) == len(tiles)
+                     and [position[pred_of[t]] for t in tiles] == list(range(len(tiles))))
+            c.rack_rows_exact += exact
+            if not exact:
+                c.problems.append(f"{name}: rack row {_codes(item, tiles)} read as "
+                                  f"{_shown(reading, codes, found, tiles, pred_of, group_of)}")
+            continue
+        c.sets += 1
+        exact = found is not None and found.group == "table" and len(found.indices) == len(tiles)
+        c.sets_exact += exact
+        valid = analyse_set([Tile.from_index(int(item.class_ids[t])) for t in tiles], rules).valid
+        shown_valid = found is not None and found.group == "table" and found.valid
+        if valid:
+            c.valid_sets += 1
+            if not shown_valid:
+                if found is not None and found.unsure:
+                    c.unsure += 1
+                else:
+                    c.false_alarms += 1
+        else:
+            c.invalid_sets += 1
+            c.misses += shown_valid
+            c.invalid_unsure += found is not None and found.unsure
+        if not exact or (valid and not shown_valid) or (not valid and shown_valid):
+            c.problems.append(f"{name}: {'valid' if valid else 'invalid'} set {_codes(item, tiles)} read as "
+                              f"{_shown(reading, codes, found, tiles, pred_of, group_of)}")
+    for t in item.loose:
+        c.loose += 1
+        k = one_group([t])
+        c.loose_right += k is not None and len(reading.sets[k].indices) == 1
+    if any(g.kind == "rack" for g in item.groups):
+        c.rack_photos = 1
+        c.rack_totals_right = int(reading.rack_total == truth_rack)
+        if reading.rack_total != truth_rack:
+            c.problems.append(f"{name}: rack total {reading.rack_total}, labelled {truth_rack}")
+    return c
+
+
+def _codes(item: LabelledImage, tiles) -> str:
+    return " ".join(Tile.from_index(int(item.class_ids[t])).code for t in tiles)
+
+
+def _shown(reading, codes, found, tiles, pred_of, group_of) -> str:
+    """How the reading shows a labelled group: the groups its tiles fell into, with their status."""
+    ks = []
+    for t in tiles:
+        k = group_of.get(pred_of.get(t))
+        if k not in ks:
+            ks.append(k)
+    parts = []
+    for k in ks:
+        if k is None:
+            parts.append("(missed tiles)")
+        else:
+            s = reading.sets[k]
+            parts.append(f"[{' '.join(codes[i] for i in s.indices)}] {s.status}")
+    return " + ".join(parts)
+
+
 @dataclass
 class PhotoScore:
     """One photo: counts and time."""
@@ -70,6 +204,8 @@ class PhotoScore:
     pairs: list[tuple[int, int]] = field(default_factory=list)  # (true class, read class) for matched tiles
     missed: list[int] = field(default_factory=list)  # true classes of labels nothing matched
     extra: list[int] = field(default_factory=list)  # read classes of tiles matching no label
+    groups: SetCounts = field(default_factory=SetCounts)  # set-level counts (photos with set labels)
+    warnings: list[str] = field(default_factory=list)  # what the reader said about the photo
 
     @property
     def exact(self) -> bool:
@@ -141,6 +277,32 @@ class Evaluation:
         idx = np.argsort(m, axis=None)[::-1][:top]
         return [(names[i // m.shape[1]], names[i % m.shape[1]], int(m.flat[i])) for i in idx if m.flat[i]]
 
+    @property
+    def groups(self) -> SetCounts:
+        """Set-level counts summed over the photos with set labels."""
+        total = SetCounts()
+        for p in self.photos:
+            total = total + p.groups
+        return total
+
+    @property
+    def set_photos(self) -> int:
+        return sum(p.groups.sets + p.groups.rack_rows + p.groups.loose > 0 for p in self.photos)
+
+    def set_dict(self) -> dict:
+        g = self.groups
+        return {
+            "set_photos": self.set_photos,
+            "sets": g.sets, "sets_exact": g.sets_exact, "sets_exact_rate": round(_ratio(g.sets_exact, g.sets), 4),
+            "valid_sets": g.valid_sets, "false_alarms": g.false_alarms,
+            "false_alarm_rate": round(g.false_alarms / g.valid_sets, 4) if g.valid_sets else 0.0,
+            "unsure": g.unsure, "invalid_sets": g.invalid_sets, "misses": g.misses,
+            "invalid_unsure": g.invalid_unsure,
+            "rack_rows": g.rack_rows, "rack_rows_exact": g.rack_rows_exact,
+            "rack_photos": g.rack_photos, "rack_totals_right": g.rack_totals_right,
+            "loose": g.loose, "loose_right": g.loose_right,
+        }
+
     def to_dict(self) -> dict:
         return {
             "photos": len(self.photos),
@@ -154,15 +316,21 @@ class Evaluation:
             "ms_per_photo": round(self.ms_median, 1),
             "ms_mean": round(self.ms_mean, 1),
             "iou": self.iou,
+            **self.set_dict(),
         }
 
 
 def score_photo(reader, item: LabelledImage, iou: float = 0.5) -> PhotoScore:
-    """Read one labelled photo and count what was found and read right."""
+    """Read one labelled photo and count what was found and read right (and its sets, when labelled)."""
     image = item.load()
     start = time.perf_counter()
     reading = reader.read(image)
     ms = (time.perf_counter() - start) * 1000
+    return score_reading(reading, item, reader.options.rules, ms, iou)
+
+
+def score_reading(reading, item: LabelledImage, rules: RuleOptions, ms: float = 0.0, iou: float = 0.5) -> PhotoScore:
+    """Count what a reading of a labelled photo found and read right, tiles and sets."""
     d = reading.detections
     pairs = match_tiles(d.quads, item.quads, iou)
     matched_p = {i for i, _ in pairs}
@@ -178,6 +346,8 @@ def score_photo(reader, item: LabelledImage, iou: float = 0.5) -> PhotoScore:
         pairs=classes,
         missed=[int(item.class_ids[j]) for j in range(len(item.quads)) if j not in matched_t],
         extra=[int(d.class_ids[i]) for i in range(len(d)) if i not in matched_p],
+        groups=score_groups(reading, item, pairs, rules),
+        warnings=list(getattr(reading, "warnings", [])),
     )
 
 
@@ -204,4 +374,24 @@ def format_table(rows: list[tuple[str, Evaluation]]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["quad_iou", "match_tiles", "PhotoScore", "Evaluation", "score_photo", "evaluate", "format_table"]
+def format_set_table(rows: list[tuple[str, Evaluation]]) -> str:
+    """Set-level figures, one row per folder: only folders with set labels."""
+    head = (f"{'folder':<32} {'photos':>6} {'sets':>5} {'exact':>12} {'valid':>5} {'false alarms':>14} "
+            f"{'unsure':>6} {'misses':>8} {'rack rows':>10} {'rack totals':>11} {'loose':>9}")
+    lines = [head, "-" * len(head)]
+    for name, e in rows:
+        if not e.set_photos:
+            continue
+        g = e.groups
+        name = name if len(name) <= 32 else "..." + name[-29:]
+        rate = f"{g.false_alarms}/{g.valid_sets}" + (f" {g.false_alarms / g.valid_sets:.1%}" if g.valid_sets else "")
+        lines.append(
+            f"{name:<32} {e.set_photos:>6} {g.sets:>5} {f'{g.sets_exact} {_ratio(g.sets_exact, g.sets):.1%}':>12} "
+            f"{g.valid_sets:>5} {rate:>14} {g.unsure:>6} {f'{g.misses}/{g.invalid_sets}':>8} "
+            f"{f'{g.rack_rows_exact}/{g.rack_rows}':>10} {f'{g.rack_totals_right}/{g.rack_photos}':>11} "
+            f"{f'{g.loose_right}/{g.loose}':>9}"
+        )
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
+__all__ = ["SetCounts", "score_groups", "score_reading", "format_set_table", "quad_iou", "match_tiles", "PhotoScore", "Evaluation", "score_photo", "evaluate", "format_table"]

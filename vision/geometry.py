@@ -18,14 +18,49 @@ from dataclasses import dataclass
 
 import numpy as np
 
+TABLE, RACK = "table", "rack"  # a set laid on the table; a row of tiles standing on a rack
+
+
+class Components:
+    """Union-find over ``n`` items: which are joined, and the groups they form (in first-item order)."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def root(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, i: int, j: int) -> None:
+        self.parent[self.root(i)] = self.root(j)
+
+    def groups(self) -> list[list[int]]:
+        members: dict[int, list[int]] = {}
+        for i in range(len(self.parent)):
+            members.setdefault(self.root(i), []).append(i)
+        return list(members.values())
+
+
+@dataclass(frozen=True)
+class Group:
+    """Tiles that belong together, in reading order: a table set or a rack row."""
+
+    kind: str
+    tiles: list[int]
+
+
+SQUARE = 1.12  # a quad wider than this times its height lies a quarter turn from what its corners say
+
 
 @dataclass(frozen=True)
 class GeometryOptions:
     """How loose a line of tiles may be and still be one set (ratios of tile size)."""
 
-    max_gap: float = 0.5  # empty space between neighbours, in tile widths
+    max_gap: float = 0.6  # empty space between neighbours, in tile widths
     max_overlap: float = 0.35  # neighbours' outlines may overlap this much (loose outlines)
-    max_offset: float = 0.4  # sideways misalignment of centres, in tile heights
+    max_offset: float = 0.5  # sideways misalignment of centres, in tile heights (staggered tiles)
     max_angle: float = 25.0  # degrees between the two tiles' x axes
     max_size_ratio: float = 1.6  # tiles of very different sizes are not in one line
 
@@ -42,69 +77,136 @@ class TileFrame:
 
 
 def tile_frames(quads: np.ndarray) -> TileFrame:
-    """Each tile's own axes and size from its quad (TL, TR, BR, BL of the upright face)."""
+    """Each tile's own axes and size from its quad (TL, TR, BR, BL of the upright face).
+
+    A tile face is taller than wide, so where the quad's shape says so the x
+    axis is taken along its short side whatever corner the quad starts at: a
+    tile whose orientation was misread by a quarter turn still lines up with
+    its set.  The x axis keeps the quad's own sense where the two agree.
+    """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     across = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])  # top edge + bottom edge
     up = (q[:, 0] - q[:, 3]) + (q[:, 1] - q[:, 2])  # left edge + right edge, pointing up
     widths = np.linalg.norm(across, axis=1) / 2
     heights = np.linalg.norm(up, axis=1) / 2
+    turned = widths > SQUARE * heights  # read a quarter turn off: the "top" edge is a long side
+    across, up = np.where(turned[:, None], -up, across), np.where(turned[:, None], across, up)
+    widths, heights = np.where(turned, heights, widths), np.where(turned, widths, heights)
     with np.errstate(invalid="ignore", divide="ignore"):
         x_axes = np.nan_to_num(across / (2 * widths[:, None]))
         up_axes = np.nan_to_num(up / (2 * heights[:, None]))
     return TileFrame(q.mean(axis=1), x_axes, up_axes, widths, heights)
 
 
-def _link_costs(f: TileFrame, o: GeometryOptions) -> tuple[np.ndarray, np.ndarray]:
-    """Cost of j being i's right neighbour (rows i, cols j); inf where j is not one.
+PORTRAIT = 1.18  # a quad at least this much taller than wide shows which way its tile lies
+PAIR_GAP = 0.3  # tile widths of table between two tiles that lie alone: they are loose tiles, not a pair
+SECOND = 20.0  # degrees: how much worse than max_angle an outline square to the photo may agree
+CROWDED = 0.75  # centres closer than this share of the outlines' mean extent between them: outlines overlap
 
-    Returns (cost, side) where side[i, j] is +1 when j lies on i's right, -1 on its left.
+
+def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
+    """(along, across, ok, agree) for every pair i, j: the centre distance along the line in tile
+    widths, the sideways offset in tile heights, whether the pair may be neighbours, how well the
+    line agrees with the tiles' own x axes (1 = exactly).
+
+    Sizes come from each face's area (a badly outlined tile still has about
+    the right area), split into width and height by the photo's own aspect.
+    Only a clearly taller-than-wide quad has a say in the direction: a tile
+    outlined as a square is neutral, so one poor outline does not break its set.
+    Two outlines that overlap deeply along the line between their centres
+    cannot both be right (touching tiles whose outlines came out too long):
+    their centres are trusted and their outlines have no say.
     """
-    n = len(f.centers)
-    d = f.centers[None, :, :] - f.centers[:, None, :]  # d[i, j] = c_j - c_i
-    along = np.einsum("ijk,ik->ij", d, f.x_axes)  # in i's frame
-    across = np.einsum("ijk,ik->ij", d, f.up_axes)
-    mean_w = (f.widths[:, None] + f.widths[None, :]) / 2
-    mean_h = (f.heights[:, None] + f.heights[None, :]) / 2
-    gap = np.abs(along) - mean_w
-    parallel = np.abs(f.x_axes @ f.x_axes.T)  # either way round: one tile may be read upside down
-    size = np.maximum(f.heights[:, None], f.heights[None, :]) / np.maximum(
-        np.minimum(f.heights[:, None], f.heights[None, :]), 1e-9)
-    ok = (
-        (gap <= o.max_gap * mean_w)
-        & (gap >= -o.max_overlap * mean_w)
-        & (np.abs(across) <= o.max_offset * mean_h)
-        & (parallel >= np.cos(np.deg2rad(o.max_angle)))
-        & (size <= o.max_size_ratio)
-        & (mean_w > 0)
-    )
-    np.fill_diagonal(ok, False)
+    aspect = np.clip(np.median(f.widths / np.maximum(f.heights, 1e-9)), 0.55, 0.95)
+    size = np.sqrt(np.maximum(f.widths * f.heights, 1e-9))
+    w, h = size * np.sqrt(aspect), size / np.sqrt(aspect)
+    d = f.centers[None, :, :] - f.centers[:, None, :]
+    dist = np.linalg.norm(d, axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        cost = np.abs(gap) / mean_w + np.abs(across) / mean_h
-    cost = np.where(ok, cost, np.inf)
-    side = np.where(along >= 0, 1, -1)
-    return cost, side
+        u = np.nan_to_num(d / dist[..., None])
+    agree_i = np.abs(np.einsum("ijk,ik->ij", u, f.x_axes))
+    agree_j = np.abs(np.einsum("ijk,jk->ij", u, f.x_axes))
+    informative = f.heights >= PORTRAIT * f.widths
+    inf_i, inf_j = informative[:, None], informative[None, :]
+    limit = np.cos(np.deg2rad(o.max_angle))
+    # an informative tile must agree; at least one tile must say so unless neither can
+    # an outline square to the photo may be off by up to SECOND degrees more when the other tile
+    # agrees: small tiles are often outlined square to the photo whatever their turn
+    second = np.cos(np.deg2rad(o.max_angle + SECOND))
+    snapped = np.abs(f.x_axes).max(axis=1) >= np.cos(np.deg2rad(2.0))
+    lax_i, lax_j = np.where(snapped[:, None], second, limit), np.where(snapped[None, :], second, limit)
+    agrees = ((~inf_i | (agree_i >= lax_i)) & (~inf_j | (agree_j >= lax_j))
+              & ((~inf_i | (agree_i >= limit)) | (~inf_j | (agree_j >= limit)) | ~(inf_i | inf_j)))
+    agree = np.where(inf_i & inf_j, np.maximum(agree_i, agree_j),
+                     np.where(inf_i, agree_i, np.where(inf_j, agree_j, np.maximum(agree_i, agree_j))))
+    proj = np.einsum("ick,ijk->ijc", q, u)  # corners of i on the direction from i to j
+    extent = proj.max(axis=2) - proj.min(axis=2)
+    parallel = np.abs(f.x_axes @ f.x_axes.T) >= limit  # badly outlined touching tiles come out alike
+    # ... along one of their axes: an outline a quarter turn off, not a heap of tiles at odd angles
+    along_ok, across_ok = np.cos(np.deg2rad(49)), np.sin(np.deg2rad(20))  # sloppy along; a quarter turn off
+    square_on = (((agree_i >= along_ok) | (agree_i <= across_ok))
+                 & ((agree_j >= along_ok) | (agree_j <= across_ok)))
+    crowded = ((dist < CROWDED * (extent + extent.T) / 2) & parallel & square_on
+               & (dist < 1.25 * (size[:, None] + size[None, :]) / 2))
+    agree = np.where(crowded & ~agrees, 1.0, agree)
+    agrees |= crowded
+    mean_w = (w[:, None] + w[None, :]) / 2
+    mean_h = (h[:, None] + h[None, :]) / 2
+    along = dist * agree / mean_w
+    across = dist * np.sqrt(np.clip(1 - agree ** 2, 0, 1)) / mean_h
+    ratio = np.maximum(size[:, None], size[None, :]) / np.maximum(np.minimum(size[:, None], size[None, :]), 1e-9)
+    ok = agrees & (ratio <= o.max_size_ratio) & (mean_w > 0)
+    np.fill_diagonal(ok, False)
+    return along, across, ok, agree, u
+
+
+def _photo_pitch(along: np.ndarray, across: np.ndarray, ok: np.ndarray, agree: np.ndarray) -> float:
+    """The usual centre-to-centre step between tiles of one set in this photo, in tile widths.
+
+    Taken from each tile's closest well-aligned neighbour; outlines drawn a
+    little large or small, or players who leave small gaps, shift it.
+    """
+    good = ok & (across < 0.2) & (agree > 0.95) & (along > 0.8) & (along < 1.5)
+    best = np.where(good, along, np.inf).min(axis=1)
+    best = best[np.isfinite(best)]
+    return float(np.clip(np.median(best), 0.95, 1.2)) if len(best) >= 3 else 1.05
 
 
 def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -> list[tuple[int, int]]:
-    """Pairs of tiles that lie edge to edge in a line (each tile has at most two)."""
+    """Pairs of tiles that lie side by side in a line (each tile has at most two, lines never bend sharply).
+
+    Candidate pairs (about one tile width apart along the tiles' x axis,
+    little sideways offset) are taken best first; a link stands when both
+    tiles have a free side and it continues the line through each of them
+    nearly straight, so rows never branch and a crowded table never merges
+    into one blob.
+    """
     o = options or GeometryOptions()
     f = tile_frames(quads)
     n = len(f.centers)
     if n < 2:
         return []
-    cost, side = _link_costs(f, o)
-    best: dict[tuple[int, int], int] = {}  # (tile, side) -> its chosen neighbour
-    for i in range(n):
-        for s in (1, -1):
-            c = np.where(side[i] == s, cost[i], np.inf)
-            j = int(np.argmin(c))
-            if np.isfinite(c[j]):
-                best[(i, s)] = j
-    links = set()
-    for (i, s), j in best.items():
-        # mutual: j, seen from its own frame, chose i on one of its sides
-        if best.get((j, 1)) == i or best.get((j, -1)) == i:
-            links.add((min(i, j), max(i, j)))
+    along, across, ok, agree, u = _pair_geometry(np.asarray(quads, np.float64).reshape(-1, 4, 2), f, o)
+    pitch = _photo_pitch(along, across, ok, agree)
+    ok &= (along >= 1 - o.max_overlap) & (along <= pitch + o.max_gap) & (across <= o.max_offset)
+    cost = np.abs(along - pitch) + across + 2 * (1 - agree)
+    ii, jj = np.nonzero(np.triu(ok, 1))
+    order = np.argsort(cost[ii, jj], kind="stable")
+    straight = np.cos(np.deg2rad(60))  # a staggered tile bends the line through its centres a little
+    ends: dict[int, list[np.ndarray]] = {}  # tile -> directions of its links, away from it
+    lines = Components(n)
+    links = []
+    for k in order:
+        i, j = int(ii[k]), int(jj[k])
+        di, dj = u[i, j], -u[i, j]
+        if any(len(ends.get(t, [])) >= 2 for t in (i, j)) or lines.root(i) == lines.root(j):
+            continue
+        if any(float(e @ di) > -straight for e in ends.get(i, [])) or any(float(e @ dj) > -straight for e in ends.get(j, [])):
+            continue  # would bend the line at i or j
+        ends.setdefault(i, []).append(di)
+        ends.setdefault(j, []).append(dj)
+        lines.join(i, j)
+        links.append((i, j))
     return sorted(links)
 
 
@@ -117,28 +219,51 @@ def group_lines(quads: np.ndarray, options: GeometryOptions | None = None) -> li
     then left to right, by their first tile; a lone tile is a set of one.
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    n = len(q)
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    lines = Components(len(q))
     for i, j in link_neighbours(q, options):
-        parent[root(i)] = root(j)
-    members: dict[int, list[int]] = {}
-    for i in range(n):
-        members.setdefault(root(i), []).append(i)
+        lines.join(i, j)
 
     f = tile_frames(q)
+    claimed = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])  # each quad's own left-to-right, as the model read it
     sets = []
-    for tiles in members.values():
-        axis = _majority_axis(f.x_axes[tiles])
+    for tiles in lines.groups():
+        if len(tiles) == 2 and _apart(f, *tiles):
+            sets += [[tiles[0]], [tiles[1]]]
+            continue
+        axis = _line_axis(f.centers[tiles], claimed[tiles])
         tiles.sort(key=lambda t: float(f.centers[t] @ axis))
         sets.append(tiles)
     return _reading_order(sets, f)
+
+
+def _apart(f: TileFrame, i: int, j: int) -> bool:
+    """Two tiles alone, with a clear gap between them: two loose tiles, not a set begun.
+
+    Inside a longer line a gap is bridged by the tiles around it; a lone pair
+    with table showing between them is how loose tiles lie on a scattered table.
+    """
+    size = np.sqrt(f.widths[[i, j]] * f.heights[[i, j]])
+    d = float(np.linalg.norm(f.centers[j] - f.centers[i]))
+    width = float(size.mean()) * 0.866  # the width of a face of that area (tiles are about 3:4)
+    return d - width > PAIR_GAP * width
+
+
+def order_line(quads: np.ndarray, tiles: list[int]) -> list[int]:
+    """``tiles`` (indices into ``quads``) in the reading order of the line they form."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)[tiles]
+    claimed = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])
+    centres = q.mean(axis=1)
+    axis = _line_axis(centres, claimed)
+    return [tiles[k] for k in np.argsort(centres @ axis, kind="stable")]
+
+
+def _line_axis(centres: np.ndarray, claimed: np.ndarray) -> np.ndarray:
+    """The direction a line of tiles reads in: along its centres, the way most tiles' numerals read."""
+    if len(centres) < 2:
+        return _majority_axis(claimed)
+    spread = centres - centres.mean(axis=0)
+    axis = np.linalg.svd(spread, full_matrices=False)[2][0]
+    return axis if float(_majority_axis(claimed) @ axis) >= 0 else -axis
 
 
 def _majority_axis(axes: np.ndarray) -> np.ndarray:
@@ -167,4 +292,23 @@ def _reading_order(sets: list[list[int]], f: TileFrame) -> list[list[int]]:
     return [sets[k] for row in rows for k in sorted(row, key=lambda k: centres[k, 0])]
 
 
-__all__ = ["GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "group_lines"]
+def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
+                image: np.ndarray | None = None) -> list[Group]:
+    """Rack rows (left to right), then table sets in reading order.
+
+    Racks are told from the table by the photo (``vision.racks``); without it
+    every line is a table set.
+    """
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    racks: list[list[int]] = []
+    if image is not None and len(q):
+        from vision.racks import rack_rows  # racks look at pixels; geometry alone does not
+
+        racks = rack_rows(q, image)
+    on_rack = {t for row in racks for t in row}
+    rest = np.array([i for i in range(len(q)) if i not in on_rack], dtype=np.int64)
+    lines = [[int(rest[k]) for k in line] for line in group_lines(q[rest], options)] if len(rest) else []
+    return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
+
+
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "group_lines", "order_line"]

@@ -12,13 +12,22 @@ asked for; the EXIF orientation is applied; every failure is an
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
+import os
+import re
+import sys
+import tempfile
+import threading
 import warnings
 from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
+
+log = logging.getLogger(__name__)
 
 MAX_PIXELS = 64_000_000
 """Largest picture accepted (64 MP: every phone camera's full photo; a 30000x30000 bomb is 900 MP)."""
@@ -56,9 +65,11 @@ def _header(data: bytes, name: str) -> tuple[int, int, str, int]:
                 width, height = img.size
                 orientation = int(img.getexif().get(0x0112, 1) or 1) if img.format in ("JPEG", "TIFF", "WEBP") else 1  # PNG keeps EXIF after the pixels
                 return width, height, img.format or "", orientation
-    except Image.DecompressionBombError:  # Pillow's own guard trips past ~179 MP, far above ours
-        raise ImageError(f"{name}: the picture is too large (over {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f} "
-                         "megapixels; refused before decoding)") from None
+    except Image.DecompressionBombError as exc:  # Pillow's own guard trips past ~179 MP, far above ours
+        found = re.search(r"\((\d+) pixels\)", str(exc))  # Pillow names the pixel count, not the sides
+        size = f"{int(found.group(1)) / 1e6:.0f}" if found else f"over {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f}"
+        raise ImageError(f"{name}: the picture is too large ({size} megapixels, at most {MAX_PIXELS / 1e6:.0f}; "
+                         "refused before decoding)") from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
         raise ImageError(f"{name}: not a readable image (corrupt, truncated or not a picture)") from None
 
@@ -75,6 +86,59 @@ def _truncated_jpeg(data: bytes) -> bool:
         return False
     last_scan = data.rfind(b"\xff\xda")
     return last_scan >= 0 and data.find(b"\xff\xd9", last_scan) < 0
+
+
+_LIBJPEG_WARNINGS = ("Corrupt JPEG data", "Premature end of JPEG", "Invalid JPEG", "Warning:", "Bogus")
+_HARMLESS = ("unknown JFIF revision", "Unknown Adobe color transform", "bad ICC marker")
+
+
+def _harmless(note: str) -> bool:
+    """An oddity of some cameras' files (a few stray bytes, an odd header) with the picture itself whole."""
+    stray = re.search(r"(\d+) extraneous bytes before marker", note)
+    if stray:
+        return int(stray.group(1)) <= 16  # hundreds mean the pixels were garbage the decoder stopped short of
+    return any(h in note for h in _HARMLESS)
+
+_stderr_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _stderr_captured(out: list[str]):
+    """Collect what C code writes to file descriptor 2 meanwhile (libjpeg's warnings go there)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            out.append(tmp.read().decode("utf-8", "replace"))
+
+
+def _decode_jpeg(buffer: np.ndarray, flag: int, name: str) -> np.ndarray | None:
+    """Decode a JPEG; libjpeg's warning about corrupt data (which names no file) becomes an ImageError that does.
+
+    A corrupt JPEG decodes into grey or smeared stripes: tiles read from it would be wrong, so it is refused.
+    """
+    captured: list[str] = []
+    with _stderr_lock, _stderr_captured(captured):
+        image = cv2.imdecode(buffer, flag)
+    lines = [line for line in "".join(captured).splitlines() if line.strip()]
+    notes = [line.strip() for line in lines if line.lstrip().startswith(_LIBJPEG_WARNINGS)]
+    others = [line for line in lines if line.strip() not in notes]
+    if others:  # another thread's output caught in passing: hand it on
+        print("\n".join(others), file=sys.stderr, flush=True)
+    problems = [n for n in notes if not _harmless(n)]
+    for note in notes:
+        if note not in problems:  # the pixels are whole: say so with the file's name, and go on
+            log.warning("%s: %s", name, note)
+    if problems:
+        detail = problems[0].removeprefix("Corrupt JPEG data: ").rstrip(".")
+        raise ImageError(f"{name}: corrupt JPEG data ({detail})")
+    return image
 
 
 def decode_image(data: bytes, *, name: str = "image", max_side: int | None = None,
@@ -103,7 +167,10 @@ def decode_image(data: bytes, *, name: str = "image", max_side: int | None = Non
                 flag = reduced
                 break
     buffer = np.frombuffer(data, np.uint8)
-    image = cv2.imdecode(buffer, flag | cv2.IMREAD_IGNORE_ORIENTATION)
+    if fmt == "JPEG":
+        image = _decode_jpeg(buffer, flag | cv2.IMREAD_IGNORE_ORIENTATION, name)
+    else:
+        image = cv2.imdecode(buffer, flag | cv2.IMREAD_IGNORE_ORIENTATION)
     if image is None or not image.size:
         raise ImageError(f"{name}: not a readable image (corrupt, truncated or not a picture)")
     turn = _ORIENT.get(orientation)

@@ -23,23 +23,33 @@ import numpy as np
 from rules.options import RuleOptions
 from rules.tiles import Tile
 from vision.capture import CaptureThread, FrameSource, LatestFrame, open_source
+from vision.geometry import RACK, TABLE
 from vision.stability import StableView, TableStabiliser, make_thumbnail
 
 log = logging.getLogger(__name__)
+
+SET_STATUS = ("valid", "invalid", "unsure", RACK)  # TableState.set_status codes: the reader's SetReading.status
+GROUP_KINDS = (TABLE, RACK)  # TableState.set_group codes: a set on the table, or a row on a rack
 
 
 @dataclass(frozen=True)
 class TableState:
     """Everything the page shows about the table, as one immutable snapshot of plain arrays.
 
-    The tiles of the stable table come in reading order, set by set:
+    The tiles come in reading order, group by group; a group is a set on the
+    table or a row of tiles standing on a rack (never judged as a meld, never
+    part of the table a turn is judged on: see :attr:`tables` and :attr:`racks`):
 
     tiles: (N,) int16, each tile's index 0-52 (``rules.tiles.Tile.from_index``).
-    set_ids: (N,) int16, the set (0..S-1, in reading order) each tile lies in.
+    set_ids: (N,) int16, the group (0..S-1, in reading order) each tile lies in.
     scores: (N,) float32, the reading's confidence in each tile.
     inferred: (N,) bool, the code was suggested by the rules, not read.
     uncertain: (N,) bool, read with low confidence, disputed between frames, or inferred.
-    set_valid: (S,) bool, each set's verdict under the rules the reader follows.
+    doubtful: (N,) bool, a low-confidence tile an unsure set's verdict hangs on.
+    set_status: (S,) int8, each group's status under the rules the reader
+        follows, an index into :data:`SET_STATUS` (valid, invalid, unsure, rack).
+    set_group: (S,) int8, each group's kind, an index into :data:`GROUP_KINDS` (table, rack).
+    warnings: what makes the photo's colours doubtful, in plain words (``TableReading.warnings``).
     version: bumps only when the stable table really changed.
     stable: False while hands move over the table.
     camera_ok / camera_error: frames are coming in / what went wrong (a
@@ -48,6 +58,8 @@ class TableState:
     frame_jpeg: the newest camera frame.
     changed_at: ``time.time()`` of the last version bump.
     fps: frames processed per second, recently.
+    frame: the running number of the newest frame processed (1 = the source's first, 0 = none yet);
+        a looping video keeps counting, so its place in the video is ``(frame - 1) % length``.
     """
 
     version: int
@@ -56,7 +68,10 @@ class TableState:
     scores: np.ndarray
     inferred: np.ndarray
     uncertain: np.ndarray
-    set_valid: np.ndarray
+    doubtful: np.ndarray
+    set_status: np.ndarray
+    set_group: np.ndarray
+    warnings: tuple[str, ...]
     stable: bool
     camera_ok: bool
     camera_error: str | None
@@ -64,12 +79,14 @@ class TableState:
     frame_jpeg: bytes | None
     changed_at: float
     fps: float
+    frame: int = 0
 
     @classmethod
     def empty(cls, **kw: Any) -> "TableState":
         """No table read yet (or no camera): zero tiles."""
         arrays = dict(tiles=np.zeros(0, np.int16), set_ids=np.zeros(0, np.int16), scores=np.zeros(0, np.float32),
-                      inferred=np.zeros(0, bool), uncertain=np.zeros(0, bool), set_valid=np.zeros(0, bool))
+                      inferred=np.zeros(0, bool), uncertain=np.zeros(0, bool), doubtful=np.zeros(0, bool),
+                      set_status=np.zeros(0, np.int8), set_group=np.zeros(0, np.int8), warnings=())
         base = dict(version=0, stable=True, camera_ok=False, camera_error=None, annotated_jpeg=None,
                     frame_jpeg=None, changed_at=0.0, fps=0.0)
         return cls(**{**arrays, **base, **kw})
@@ -77,27 +94,55 @@ class TableState:
     @classmethod
     def from_sets(cls, sets: Sequence[Sequence[Tile]], *, scores: Sequence[float] | None = None,
                   inferred: Sequence[bool] | None = None, uncertain: Sequence[bool] | None = None,
-                  set_valid: Sequence[bool] | None = None, **kw: Any) -> "TableState":
-        """A state from sets of tiles (per-tile marks in reading order over all sets)."""
+                  doubtful: Sequence[bool] | None = None, status: Sequence[str] | None = None,
+                  **kw: Any) -> "TableState":
+        """A state from groups of tiles (per-tile marks in reading order over all groups).
+
+        ``status``: each group's word from :data:`SET_STATUS` (default all valid); ``"rack"`` makes it a rack row.
+        """
         flat = [t for s in sets for t in s]
         n = len(flat)
+        words = list(status) if status is not None else ["valid"] * len(sets)
+        if len(words) != len(sets) or any(w not in SET_STATUS for w in words):
+            raise ValueError(f"status needs one of {SET_STATUS} per group, got {words!r}")
         return cls.empty(
             tiles=np.array([t.index for t in flat], np.int16),
             set_ids=np.array([i for i, s in enumerate(sets) for _ in s], np.int16),
             scores=np.asarray(scores if scores is not None else np.ones(n), np.float32),
             inferred=np.asarray(inferred if inferred is not None else np.zeros(n), bool),
             uncertain=np.asarray(uncertain if uncertain is not None else np.zeros(n), bool),
-            set_valid=np.asarray(set_valid if set_valid is not None else np.ones(len(sets)), bool),
+            doubtful=np.asarray(doubtful if doubtful is not None else np.zeros(n), bool),
+            set_status=np.array([SET_STATUS.index(w) for w in words], np.int8),
+            set_group=np.array([GROUP_KINDS.index(RACK if w == RACK else TABLE) for w in words], np.int8),
             **kw,
         )
 
     @property
-    def tables(self) -> tuple[tuple[Tile, ...], ...]:
-        """The stable sets as tiles."""
-        out: list[list[Tile]] = [[] for _ in range(len(self.set_valid))]
+    def groups(self) -> tuple[tuple[Tile, ...], ...]:
+        """Every group (table sets and rack rows) as tiles, in reading order."""
+        out: list[list[Tile]] = [[] for _ in range(len(self.set_status))]
         for code, set_id in zip(self.tiles.tolist(), self.set_ids.tolist()):
             out[set_id].append(Tile.from_index(code))
         return tuple(tuple(s) for s in out)
+
+    def _of_kind(self, kind: str) -> tuple[tuple[Tile, ...], ...]:
+        code = GROUP_KINDS.index(kind)
+        return tuple(g for g, k in zip(self.groups, self.set_group.tolist()) if k == code)
+
+    @property
+    def tables(self) -> tuple[tuple[Tile, ...], ...]:
+        """The stable sets on the table as tiles (rack rows left out: turns are judged on these)."""
+        return self._of_kind(TABLE)
+
+    @property
+    def racks(self) -> tuple[tuple[Tile, ...], ...]:
+        """The rows of tiles standing on racks."""
+        return self._of_kind(RACK)
+
+    @property
+    def set_valid(self) -> np.ndarray:
+        """(S,) bool: each group is a valid table set (rack rows and unsure sets are not)."""
+        return self.set_status == SET_STATUS.index("valid")
 
 
 def reading_state(reading: Any, uncertain: Sequence[int], **kw: Any) -> TableState:
@@ -107,13 +152,17 @@ def reading_state(reading: Any, uncertain: Sequence[int], **kw: Any) -> TableSta
     det = reading.detections
     order = [int(i) for s in reading.sets for i in s.indices]
     marked = set(int(i) for i in uncertain)
+    doubtful = {int(i) for s in reading.sets for i in s.doubtful}
     return TableState.empty(
         tiles=det.class_ids[order].astype(np.int16),
         set_ids=np.array([k for k, s in enumerate(reading.sets) for _ in s.indices], np.int16),
         scores=det.scores[order].astype(np.float32),
         inferred=det.inferred[order].astype(bool),
         uncertain=np.array([i in marked or bool(det.inferred[i]) for i in order], bool),
-        set_valid=np.array([bool(s.valid) for s in reading.sets], bool),
+        doubtful=np.array([i in doubtful for i in order], bool),
+        set_status=np.array([SET_STATUS.index(s.status) for s in reading.sets], np.int8),
+        set_group=np.array([GROUP_KINDS.index(s.group) for s in reading.sets], np.int8),
+        warnings=tuple(reading.warnings),
         **kw,
     )
 
@@ -232,7 +281,7 @@ class LiveTable:
             self.reader.options = replace(self.reader.options, rules=self.rules)
 
     def _attach_reader(self) -> None:
-        """Let the stabiliser rebuild sets from voted tiles when the reader can."""
+        """Let the stabiliser rebuild sets from voted tiles, in the latest still frame, when the reader can."""
         self._apply_rules()
         if self.reader is not None and self.stabiliser.assemble is None:
             self.stabiliser.assemble = getattr(self.reader, "read_detections", None)
@@ -327,6 +376,7 @@ class LiveTable:
             frame_jpeg=frame_jpeg,
             changed_at=changed,
             fps=self.fps,
+            frame=index,
         )
 
     def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:
@@ -336,4 +386,4 @@ class LiveTable:
         return self.state()
 
 
-__all__ = ["LiveTable", "TableState", "reading_state", "TableStabiliser", "encode_jpeg"]
+__all__ = ["LiveTable", "TableState", "SET_STATUS", "GROUP_KINDS", "reading_state", "TableStabiliser", "encode_jpeg"]

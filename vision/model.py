@@ -20,7 +20,11 @@ from vision.types import TileDetections
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
 SMALL_TILE = 26  # px tall at the detector's scale: below this a big photo is looked at closer
 MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
+ENLARGE = 2.0  # a photo whose tiles are tiny is looked at again enlarged up to this much
 SURE = 0.9  # below this confidence a crop is read a second time, turned half a turn
+CLOSE_UP = 0.3  # a photo with no tile found is looked at again this small (share of the detector's side)
+FEW = 4  # at most this many tiles found: the photo may be a close-up the first look missed or misread
+LARGE = 0.25  # a tile at least this share of the photo's short side tall
 
 
 def default_model_dir() -> Path:
@@ -100,17 +104,22 @@ class TileModel:
         """Tile outlines (N, 4, 2) in image pixels, upright-or-upside-down, and their detection scores.
 
         The photo is seen with its long side at ``base_side``; when that leaves
-        the tiles of a big photo tiny, it is looked at again closer up.
+        its tiles tiny (or shows none), it is looked at again closer up: a big
+        photo at up to its own size, a small one enlarged up to ENLARGE times
+        (tiles about 20 px tall in a 1000x750 photo come out too small for the
+        detector at ``base_side``).
         """
         quads, scores = self._outlines_at(image, self.base_side)
         long_side = max(image.shape[:2])
-        if long_side > 1.5 * self.base_side:
-            heights = np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) * self.base_side / long_side
-            if not len(heights) or np.median(heights) < SMALL_TILE:
-                zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
-                side = int(min(long_side, MAX_SIDE, self.base_side * zoom))
-                if side > self.base_side:
-                    quads, scores = self._outlines_at(image, side)
+        heights = np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) * self.base_side / long_side
+        if not len(heights) or np.median(heights) < SMALL_TILE:
+            zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
+            limit = long_side if long_side > 1.5 * self.base_side else ENLARGE * long_side
+            side = int(min(limit, MAX_SIDE, self.base_side * zoom))
+            if side > 1.2 * self.base_side:
+                closer, closer_scores = self._outlines_at(image, side)
+                if len(closer) > len(quads):
+                    quads, scores = closer, closer_scores
         return quads, scores
 
     def _outlines_at(self, image: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -196,9 +205,52 @@ class TileModel:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image (H, W, 3)")
         quads, det_scores = self.find_outlines(image)
-        probs, upside_down = self.classify(image, quads)
+        found = self._read_outlines(image, quads, det_scores) if len(quads) else TileDetections.empty()
+        if len(found) > FEW:
+            return found
+        if len(quads) >= 3 and len(found) < len(quads) / 2:
+            # outlines found but mostly not readable: tiles too small to read at this scale
+            side = int(min(MAX_SIDE, ENLARGE * max(image.shape[:2])))
+            if side > 1.2 * self.base_side:
+                closer, closer_scores = self._outlines_at(image, side)
+                again = self._read_outlines(image, closer, closer_scores) if len(closer) else found
+                if len(again) > len(found):
+                    found = again
+                    if len(found) > FEW:
+                        return found
+        close = self._detect_close_up(image)
+        big = close[_heights(close) >= LARGE * min(image.shape[:2])] if len(close) else close
+        if not len(big):
+            return found
+        # the big tiles win over whatever the first look made of their parts
+        inside = [k for k, c in enumerate(found.centers) if not any(
+            cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(c[0]), float(c[1])), False) >= 0
+            for q in big.quads)]
+        rest = found[np.array(inside, dtype=np.int64)] if inside else TileDetections.empty()
+        return TileDetections(np.concatenate([big.quads, rest.quads]), np.concatenate([big.class_ids, rest.class_ids]),
+                              np.concatenate([big.scores, rest.scores]))
+
+    def _detect_close_up(self, image: np.ndarray) -> TileDetections:
+        """No tile found: the photo may be one tile filling the frame, far larger than any tile the
+        detector learned.  It is looked at again shrunk onto a canvas padded with its own edges, and
+        what is found there is mapped back to the photo."""
+        h, w = image.shape[:2]
+        side = self.base_side
+        scale = CLOSE_UP * side / max(h, w)
+        small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        sh, sw = small.shape[:2]
+        top, left = (side - sh) // 2, (side - sw) // 2
+        canvas = cv2.copyMakeBorder(small, top, side - sh - top, left, side - sw - left, cv2.BORDER_REPLICATE)
+        quads, det_scores = self._outlines_at(canvas, side)
         if not len(quads):
             return TileDetections.empty()
+        found = self._read_outlines(canvas, quads, det_scores)
+        found.quads = (found.quads - np.array([left, top], np.float32)) / np.float32(scale)
+        return found
+
+    def _read_outlines(self, image: np.ndarray, quads: np.ndarray, det_scores: np.ndarray) -> TileDetections:
+        """Read every outline found and keep those read as tiles."""
+        probs, upside_down = self.classify(image, quads)
         ids = probs.argmax(axis=1)
         keep = ids != self.reject
         scores = probs[np.arange(len(ids)), ids] * np.clip(det_scores, 0, 1)
@@ -206,6 +258,10 @@ class TileModel:
         quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
                          dtype=np.float32).reshape(-1, 4, 2)
         return TileDetections(quads[keep], ids[keep], scores[keep])
+
+
+def _heights(d: TileDetections) -> np.ndarray:
+    return np.linalg.norm(d.quads[:, 3] - d.quads[:, 0], axis=1) if len(d) else np.zeros(0)
 
 
 def split_merged_core(rect, core_ratio: float, core: np.ndarray | None = None,

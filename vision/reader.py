@@ -4,12 +4,17 @@ The reader never changes what the model read without saying so: when a set is
 invalid and exactly one of its tiles was read with low confidence, the rules
 may name the tile that would make it valid (K5 K6 ? K8 -> K7).  That tile is
 then marked ``inferred`` and the model's own reading stays available in
-:attr:`TableReading.model_detections`.
+:attr:`TableReading.model_detections`.  When the verdict hangs on a doubtful
+tile and no single tile stands out, the set is *unsure* (with its doubtful
+tiles), not invalid.
+
+Groups are table sets (judged by the rules) or rack rows (tiles standing on a
+rack: never judged as melds, only totalled).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +23,15 @@ from rules.options import RuleOptions
 from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
-from vision.geometry import GeometryOptions, group_lines
+from vision.colours import colour_warnings
+from vision.geometry import (RACK, TABLE, GeometryOptions, Group, find_groups, link_neighbours, order_line,
+                             tile_frames)
 from vision.types import TileDetections
+
+
+DECODE_SIDE = 1600  # large JPEGs are decoded reduced, never below this long side (4032 px -> 2016)
+WIDE_GAP = 0.15  # a gap this much wider (in tile widths) than a line's usual one may part two groups
+JOIN_GAP = 0.5  # lines this much farther apart than tiles of one set (tile widths) may still be one set
 
 
 @dataclass(frozen=True)
@@ -28,41 +40,64 @@ class ReaderOptions:
 
     rules: RuleOptions  # the rules in force: sets are judged and tiles inferred under them
     infer_below: float = 0.4  # a tile read with a lower score may be inferred from its set
+    unsure_below: float = 0.5  # an invalid set is unsure when a tile read below this could make it valid
     geometry: GeometryOptions = field(default_factory=GeometryOptions)
 
 
 @dataclass(frozen=True)
 class SetReading:
-    """One line of tiles on the table: which tiles (indices into the reading) and the verdict.
+    """One group of tiles: which tiles (indices into the reading), where they lie, and the verdict.
 
-    ``as_read`` is the verdict on the tiles as the model read them, kept when a
-    tile of the set was inferred (the set may be valid only thanks to it).
+    group: ``"table"`` (a set on the table, judged by the rules) or ``"rack"``
+        (a rack row: never judged as a meld; ``verdict`` is None, ``value`` its total).
+    as_read: the verdict on the tiles as the model read them, kept when a
+        tile of the set was inferred (the set may be valid only thanks to it).
+    doubtful: tiles (indices into the reading) read with low confidence on which
+        an invalid verdict hangs: another reading of one of them would make the
+        set valid.  Such a set is ``unsure``, not invalid.
     """
 
     indices: list[int]
-    verdict: SetVerdict
+    verdict: SetVerdict | None
     as_read: SetVerdict | None = None
+    group: str = TABLE
+    doubtful: tuple[int, ...] = ()
+    rack_value: int = 0  # a rack row: what its tiles cost left on the rack
 
     @property
     def valid(self) -> bool:
-        return self.verdict.valid
+        return self.verdict is not None and self.verdict.valid
+
+    @property
+    def unsure(self) -> bool:
+        return self.group == TABLE and not self.valid and bool(self.doubtful)
+
+    @property
+    def status(self) -> str:
+        """``"valid"``, ``"invalid"``, ``"unsure"`` or ``"rack"`` (the one word the page and drawing use)."""
+        if self.group == RACK:
+            return RACK
+        return "valid" if self.valid else "unsure" if self.unsure else "invalid"
 
     @property
     def kind(self) -> str | None:
-        return self.verdict.kind
+        return self.verdict.kind if self.verdict is not None else None
 
     @property
     def value(self) -> int:
-        """Points the set is worth on the table; 0 for an invalid set (it counts for nothing)."""
-        return int(self.verdict.value) if self.verdict.valid and self.verdict.value is not None else 0
+        """Points a valid set is worth on the table (0 when invalid); a rack row's total."""
+        if self.group == RACK:
+            return self.rack_value
+        return int(self.verdict.value) if self.valid and self.verdict.value is not None else 0
 
     @property
     def problem(self) -> str | None:
-        return self.verdict.problem
+        return self.verdict.problem if self.verdict is not None else None
 
     def to_json(self) -> dict:
-        return {"tiles": list(self.indices), "valid": self.valid, "kind": self.kind,
-                "value": self.value, "problem": self.problem}
+        return {"tiles": list(self.indices), "group": self.group, "status": self.status,
+                "valid": self.valid, "kind": self.kind, "value": self.value, "problem": self.problem,
+                "doubtful": list(self.doubtful)}
 
 
 @dataclass
@@ -71,15 +106,20 @@ class TableReading:
 
     detections: the tiles in reading order (set by set), codes after inference.
     model_detections: the same tiles as the model read them (no inference).
-    sets: every line of tiles; a lone tile is a set of one (invalid, with its problem).
-    rack_total: what the tiles would cost left on a rack (``rules.scoring.rack_value``:
-        face values, a joker ``joker_penalty``).
+    sets: every group: table sets (a lone tile is a set of one, invalid, with
+        its problem) and rack rows.
+    rack_total: what the tiles on racks cost (``rules.scoring.rack_value``:
+        face values, a joker ``joker_penalty``); with no rack in the photo,
+        what all its tiles would cost left on a rack (a hand laid out to count).
+    warnings: things about the photo that make the reading less sure, in
+        plain words (colours that cannot be told apart, ...).
     """
 
     detections: TileDetections
     sets: list[SetReading]
     rack_total: int
     model_detections: TileDetections
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def tiles(self) -> list[Tile]:
@@ -100,7 +140,7 @@ class TableReading:
             for i, code in enumerate(d.codes)
         ]
         return {"image": image, "tiles": tiles, "sets": [s.to_json() for s in self.sets],
-                "rack_total": int(self.rack_total)}
+                "rack_total": int(self.rack_total), "warnings": list(self.warnings)}
 
 
 class TableReader:
@@ -120,44 +160,140 @@ class TableReader:
 
         return cls(TileModel.load(path, **model_options), options)
 
+    def read_file(self, path: str | Path) -> tuple[np.ndarray, TableReading]:
+        """(the photo, its reading) for a photo file: EXIF turn applied, a large JPEG decoded reduced.
+
+        A 12 MP JPEG is decoded at half size: still as large as the closest
+        look the detector ever takes (``vision.model.MAX_SIDE``), so no tile
+        the detector could find is lost, at a fraction of the decoding time.
+        ``vision.images.ImageError`` (a ValueError) names a file that cannot be read.
+        """
+        from vision.images import load_image
+
+        image = load_image(path, max_side=DECODE_SIDE)
+        return image, self.read(image)
+
     def read(self, image_bgr: np.ndarray) -> TableReading:
         if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or not image_bgr.size:
             raise ValueError("expected a BGR colour image (H, W, 3)")
-        return self.read_detections(self.model.detect(image_bgr))
+        return self.read_detections(self.model.detect(image_bgr), image_bgr)
 
-    def read_detections(self, detections: TileDetections) -> TableReading:
-        """Sets, verdicts and inferred tiles for tiles already found (the model's output)."""
+    def read_detections(self, detections: TileDetections, image: np.ndarray | None = None) -> TableReading:
+        """Groups, verdicts and inferred tiles for tiles already found (the model's output).
+
+        ``image`` (the photo they were found in) lets racks be told from the
+        table and the photo's colours be checked; without it every group is a table set.
+        """
         o = self.options
-        lines = group_lines(detections.quads, o.geometry)
-        order = [i for line in lines for i in line]
+        groups = self._join(detections, find_groups(detections.quads, o.geometry, image))
+        order = [i for g in groups for i in g.tiles]
         found = detections[np.array(order, dtype=np.int64)] if order else TileDetections.empty()
         read = TileDetections(found.quads.copy(), found.class_ids.copy(), found.scores.copy(), found.inferred.copy())
         sets, start = [], 0
-        for line in lines:
-            indices = list(range(start, start + len(line)))
-            start += len(line)
-            sets.append(SetReading(indices, *self._judge(read, indices)))
-        total = rack_value(read.tiles, o.rules)
-        return TableReading(read, sets, total, found)
+        for g in groups:
+            indices = list(range(start, start + len(g.tiles)))
+            start += len(g.tiles)
+            if g.kind == RACK:
+                tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
+                sets.append(SetReading(indices, None, group=RACK, rack_value=rack_value(tiles, o.rules)))
+            else:
+                sets += [SetReading(part, *self._judge(read, part)) for part in self._split(read, indices)]
+        on_rack = [t for s in sets if s.group == RACK for t in s.indices]
+        total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
+        warnings = colour_warnings(image, read.quads) if image is not None else []
+        return TableReading(read, sets, total, found, warnings)
 
-    def _judge(self, read: TileDetections, indices: list[int]) -> tuple[SetVerdict, SetVerdict | None]:
-        """(the set's verdict, the verdict as read when its one doubtful tile was inferred, else None)."""
+    def _join(self, detections: TileDetections, groups: list[Group]) -> list[Group]:
+        """Two table lines lying end to end a little farther apart than a set's tiles, valid together
+        while one of them alone is not, are one set laid carelessly (R5 R6 _ R7 R8 with a wide gap)."""
+        o = self.options
+        table = [g for g in groups if g.kind == TABLE and g.tiles]
+        if len(table) < 2:
+            return groups
+        looser = replace(o.geometry, max_gap=o.geometry.max_gap + JOIN_GAP)
+        line_of = {t: k for k, g in enumerate(table) for t in g.tiles}
+        ends = {t for g in table for t in (g.tiles[0], g.tiles[-1])}
+        lines = [list(g.tiles) for g in table]
+
+        def valid(tiles: list[int]) -> bool:
+            return analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules).valid
+
+        for i, j in link_neighbours(detections.quads, looser):
+            a, b = line_of.get(i), line_of.get(j)
+            if a is None or b is None or a == b or i not in ends or j not in ends or not lines[a] or not lines[b]:
+                continue
+            both = order_line(detections.quads, lines[a] + lines[b])
+            if valid(both) and not (valid(lines[a]) and valid(lines[b])):
+                lines[a], lines[b] = both, []
+                for t in both:
+                    line_of[t] = a
+        joined = [Group(TABLE, line) for line in lines if line]
+        return [g for g in groups if g.kind != TABLE] + joined
+
+    def _split(self, read: TileDetections, indices: list[int]) -> list[list[int]]:
+        """A line that is invalid as a whole, cut where the rules and the spacing say it is several groups.
+
+        Players push sets together and drop loose tiles next to them; the
+        spacing alone cannot always tell, the rules can: K1 K2 K3 R7 B7 O7 is
+        invalid as one line and two valid sets.  The cut kept is the one that
+        puts the most tiles in valid sets (then the fewest pieces).  Next to a
+        valid set a cut may fall anywhere (what is left over is still shown
+        invalid, so no invalid tile is hidden); between two pieces that are
+        not valid sets it must fall at a gap clearly wider than the line's usual one.
+        """
+        n = len(indices)
+        rules = self.options.rules
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
-        verdict = analyse_set(tiles, self.options.rules)
+        if n < 4 or analyse_set(tiles, rules).valid:
+            return [indices]
+        f = tile_frames(read.quads[indices])
+        width = float(np.median(f.widths))
+        steps = np.linalg.norm(np.diff(f.centers, axis=0), axis=1) / max(width, 1e-9)
+        wide = steps > np.median(steps) + WIDE_GAP  # wide[k]: the gap before tile k + 1
+        valid = {(a, b): b - a >= 3 and analyse_set(tiles[a:b], rules).valid
+                 for a in range(n) for b in range(a + 1, n + 1)}
+        # best[b]: (tiles in valid sets, -pieces, cuts) over the first b tiles, last piece ending at b
+        best: dict[tuple[int, bool], tuple[int, int, list[int]]] = {(0, True): (0, 0, [])}
+        for b in range(1, n + 1):
+            for a in range(b):
+                ok = valid[(a, b)]
+                for prev_ok in (True, False):
+                    if (a, prev_ok) not in best:
+                        continue
+                    if a > 0 and not (ok or prev_ok) and not wide[a - 1]:
+                        continue
+                    score, pieces, cuts = best[(a, prev_ok)]
+                    cand = (score + (b - a if ok else 0), pieces - 1, cuts + [b])
+                    if (b, ok) not in best or cand[:2] > best[(b, ok)][:2]:
+                        best[(b, ok)] = cand
+        ends = [best[(n, ok)] for ok in (True, False) if (n, ok) in best]
+        score, _, cuts = max(ends, key=lambda c: c[:2])
+        if score == 0:
+            return [indices]
+        starts = [0] + cuts[:-1]
+        return [indices[a:b] for a, b in zip(starts, cuts)]
+
+    def _judge(self, read: TileDetections, indices: list[int]) -> tuple[SetVerdict, SetVerdict | None, str, tuple]:
+        """(verdict, verdict as read when its one doubtful tile was inferred else None, group, doubtful tiles)."""
+        o = self.options
+        tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
+        verdict = analyse_set(tiles, o.rules)
         if verdict.valid or len(tiles) < 3:
-            return verdict, None
-        doubtful = [k for k, i in enumerate(indices) if read.scores[i] < self.options.infer_below]
-        if len(doubtful) != 1:
-            return verdict, None
-        k = doubtful[0]
-        candidates = suggest_missing(tiles[:k] + [None] + tiles[k + 1:], self.options.rules)
-        guess = _likely(tiles[k], candidates, lambda t: analyse_set(tiles[:k] + [t] + tiles[k + 1:], self.options.rules))
-        if guess is None:
-            return verdict, None
-        read.class_ids[indices[k]] = guess.index
-        read.inferred[indices[k]] = True
-        tiles[k] = guess
-        return analyse_set(tiles, self.options.rules), verdict
+            return verdict, None, TABLE, ()
+        doubtful = [k for k, i in enumerate(indices) if read.scores[i] < o.infer_below]
+        if len(doubtful) == 1:
+            k = doubtful[0]
+            candidates = suggest_missing(tiles[:k] + [None] + tiles[k + 1:], o.rules)
+            guess = _likely(tiles[k], candidates, lambda t: analyse_set(tiles[:k] + [t] + tiles[k + 1:], o.rules))
+            if guess is not None:
+                read.class_ids[indices[k]] = guess.index
+                read.inferred[indices[k]] = True
+                tiles[k] = guess
+                return analyse_set(tiles, o.rules), verdict, TABLE, ()
+        # the verdict hangs on a doubtful tile when another reading of it would make the set valid
+        hangs = tuple(indices[k] for k, i in enumerate(indices)
+                      if read.scores[i] < o.unsure_below and suggest_missing(tiles[:k] + [None] + tiles[k + 1:], o.rules))
+        return verdict, None, TABLE, hangs
 
 
 def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
@@ -182,4 +318,4 @@ def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
     return ranked[0]
 
 
-__all__ = ["ReaderOptions", "SetReading", "TableReading", "TableReader"]
+__all__ = ["TABLE", "RACK", "ReaderOptions", "SetReading", "TableReading", "TableReader"]

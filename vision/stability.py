@@ -6,7 +6,9 @@ thumbnail and, for still frames, a table reading.  Frames that differ from the
 previous one (hands moving) reset the vote; the tiles of the still frames since
 then are matched across frames by quad centre, and each tile's code is the
 vote of those frames.  With an ``assemble`` function (the reader's
-``read_detections``) the voted tiles are grouped and judged again, so one
+``read_detections``, given the voted tiles and the latest still frame's tag,
+the image in the live table, so racks and colours are read as on a photo) the
+voted tiles are grouped and judged again, so one
 frame's misread never reaches the sets; without it the kept frame that agrees
 best with the vote is published.  The table, and ``version``, change only when
 the voted sets differ from the published ones; a sudden loss of many tiles (a
@@ -33,7 +35,7 @@ class ReadingLike(Protocol):
     """What the stabiliser needs of a ``vision.reader.TableReading``."""
 
     detections: TileDetections
-    sets: Sequence[Any]  # each with ``.indices``: detection indices in the set
+    sets: Sequence[Any]  # each with ``.indices`` (detection indices in the set) and ``.group`` (table or rack)
 
 
 def make_thumbnail(image_bgr: np.ndarray, width: int = THUMB_WIDTH) -> np.ndarray:
@@ -65,7 +67,7 @@ def raw_detections(reading: Any) -> TileDetections:
 def table_key(reading: Any) -> tuple:
     """What must differ for the table to count as changed: the sets and all tile codes."""
     codes = [int(c) for c in reading.detections.class_ids]
-    sets = sorted(tuple(sorted(codes[i] for i in s.indices)) for s in reading.sets)
+    sets = sorted((s.group, tuple(sorted(codes[i] for i in s.indices))) for s in reading.sets)
     return tuple(sets), tuple(sorted(codes))
 
 
@@ -132,8 +134,9 @@ def _tile_size(quads: np.ndarray) -> np.ndarray:
 class TableStabiliser:
     """Motion gate + vote; call :meth:`update` once per processed frame.
 
-    assemble: builds a reading from voted tiles (``TableReader.read_detections``);
-        None publishes the kept frame that agrees best with the vote.
+    assemble: builds a reading from voted tiles and the latest still frame's
+        ``tag`` (``TableReader.read_detections(tiles, image)``); None publishes
+        the kept frame that agrees best with the vote.
     pixel_threshold / motion_threshold: a thumbnail pixel counts as changed
         above this grey difference; the frame is moving above this share of
         changed pixels (against the previous frame, or against the first still
@@ -151,7 +154,7 @@ class TableStabiliser:
 
     def __init__(
         self,
-        assemble: Callable[[TileDetections], Any] | None = None,
+        assemble: Callable[[TileDetections, Any], Any] | None = None,
         *,
         pixel_threshold: int = 25,
         motion_threshold: float = 0.01,
@@ -273,7 +276,7 @@ class TableStabiliser:
             [consensus[i].code for i in ids],
             [consensus[i].score for i in ids],
         )
-        reading = self.assemble(voted)
+        reading = self.assemble(voted, self._tag)
         # the reader may reorder tiles: find each one's track again by its corners
         by_quad = {voted.quads[k].tobytes(): consensus[i] for k, i in enumerate(ids)}
         raw = raw_detections(reading)

@@ -43,6 +43,13 @@ def field(data: dict, name: str, kind, default=None, required: bool = False):
     return value
 
 
+@bp.before_request
+def people_take_over():
+    """Any change a person asks for ends the recorded demo's driving: the game is theirs from now on."""
+    if request.method == "POST":
+        companion().take_over()
+
+
 @bp.get("/state")
 def state():
     return jsonify(companion().state_json())
@@ -143,6 +150,8 @@ def tally_confirm():
     if not all(isinstance(v, (str, type(None))) for v in racks.values()):
         abort(400, "field 'racks' maps each player to tile codes as text")
     extra = field(data, "extra", dict, {})
+    if {"racks", "self"} & set(extra):  # they would collide with confirm_tally's own arguments
+        abort(400, f"field 'extra' may not hold {sorted({'racks', 'self'} & set(extra))}")
     c = companion()
     result = c.session.confirm_tally(racks, **extra)
     return jsonify(result=result, state=c.state_json())

@@ -8,6 +8,7 @@
 - ``LIVE``: a ready live-table object (tests inject a fake; then SOURCE is unused)
 - ``TICKER``: run the background turn clock (default True; tests call ``tick()`` themselves)
 - ``NOW``: clock function for the session (tests pass a fake)
+- ``LISTEN_HOST``, ``ALLOWED_HOSTS``, ``TABLE_PIN``, ``PHONE_URLS``, ``LIMITS``: see webui.security
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import time
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from webui.companion import Companion, make_live, recorded_players
+from webui import security
+from webui.companion import Companion, make_live
 from webui.db import Store, default_db_path
 from webui.session import GameSession, StorageError
 
@@ -34,13 +36,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     if test_config:
         app.config.update(test_config)
+    security.init_app(app)  # host allow-list, same-origin writes, limits, PIN, headers
 
     store = Store(app.config["DATABASE"])
     session = GameSession(store, now=app.config["NOW"])
     live = app.config["LIVE"] or make_live(app.config["SOURCE"], session.rules)
     companion = Companion(live, session)
     if app.config["LIVE"] is None and app.config["SOURCE"] is None:
-        companion.demo_players = recorded_players()
+        companion.play_recorded_game()  # nobody at the table: the recording's players press the buttons
     app.extensions["companion"] = companion
     if app.config["TICKER"]:
         companion.start()

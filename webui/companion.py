@@ -19,8 +19,9 @@ from rules.game_state import Status, Table
 from rules.tiles import format_table
 from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
+from webui.demo import DemoDriver, DemoScript
 from webui.session import GameSession
-from webui.views import Hints, game_json, sets_json, sheet_view, verdict_json
+from webui.views import Hints, game_json, preview_json, sets_json, sheet_view, verdict_json
 
 
 class UnavailableLive:
@@ -53,12 +54,6 @@ def recorded_game() -> Path:
     return sample_images_dir() / "recorded_game.mp4"
 
 
-def recorded_players() -> list[str]:
-    """Who plays in the recorded game (its script names them)."""
-    script = recorded_game().with_suffix(".json")
-    return list(json.loads(script.read_text())["players"]) if script.is_file() else []
-
-
 def make_live(source: str | None, rules):
     """The real live table on ``source`` (None: the recorded game) read under ``rules``, or an UnavailableLive saying why not."""
     if source is None and recorded_game().is_file():
@@ -83,6 +78,7 @@ class Companion:
         self._stop = threading.Event()
         self._rules = None
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
+        self.demo: DemoDriver | None = None  # plays the recorded players' presses until a person acts
         self.follow_rules()
 
     def follow_rules(self) -> None:
@@ -91,6 +87,18 @@ class Companion:
         if rules != self._rules:
             self.live.follow_rules(rules)
             self._rules = rules
+
+    def play_recorded_game(self) -> None:
+        """The source is the shipped recording: follow it by itself, pressing its players' buttons."""
+        script = recorded_game().with_suffix(".json")
+        if script.is_file():
+            self.demo = DemoDriver(DemoScript.load(script), self.session)
+            self.demo_players = list(self.demo.script.players)
+
+    def take_over(self) -> None:
+        """A person acts on the page: the recorded demo stops pressing buttons for good."""
+        if self.demo is not None:
+            self.demo.take_over()
 
     # the table now ------------------------------------------------------------
     def table_state(self) -> TableState:
@@ -121,6 +129,8 @@ class Companion:
         if ts.stable:
             self.session.check_restored(ts.tables)
         self.session.tick(ts.tables, self.picture(ts))
+        if self.demo is not None and ts.frame > 0:
+            self.demo.step(ts.frame - 1, ts.tables, self.picture(ts))
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -141,13 +151,14 @@ class Companion:
                 pass
 
     # output -------------------------------------------------------------------
-    def _preview(self, table: Table) -> dict | None:
-        """The verdict the turn would get now, so a player fixing an illegal table sees his progress."""
+    def _preview(self, table: Table, sets: list[dict]) -> dict | None:
+        """The verdict the turn would get now, so a player fixing an illegal table sees his progress
+        (UNSURE where it rests only on sets whose verdict hangs on a doubtful tile)."""
         g = self.session.game
         if g is None or g.status is not Status.PLAYING:
             return None
         try:
-            return verdict_json(self.session.judge(table), g.current.name)
+            return preview_json(self.session.judge(table), g.current.name, sets)
         except ValueError as exc:  # e.g. more copies of a tile than the box holds: say so
             return {"legal": False, "changed": True, "placed": [], "problems": [str(exc)],
                     "groups": [{"kind": str(exc), "items": []}], "word": "NOT LEGAL", "player": g.current.name}
@@ -178,13 +189,15 @@ class Companion:
             },
             "table": format_table(table),
             "sets": sets,
-            "all_valid": all(x["valid"] for x in sets),
+            "all_valid": all(x["valid"] for x in sets if x["group"] == "table"),
+            "warnings": list(ts.warnings),
             "game": game_json(g, s.game_id, hint=s.hint_enabled, clock=s.clock(), storage_error=s.storage_error,
                               snapshot=s.snapshot_jpeg is not None),
             "clock": s.clock(),
             "scores": self.sheet_json(),
             "options": options.to_dict(),
-            "preview": self._preview(table),
+            "preview": self._preview(table, sets),
+            "demo": self.demo.view() if self.demo is not None else None,
             "hint": self.hints.hint(g, table) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,
         }

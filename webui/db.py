@@ -219,6 +219,13 @@ class Store:
             c.executemany("INSERT INTO scores (hand_id, player, score) VALUES (?, ?, ?)",
                           [(cur.lastrowid, p, int(v)) for p, v in h["scores"].items()])
 
+    def delete_game(self, game_id: int) -> None:
+        """Remove a game and everything kept of it (the recorded demo replaces its own game each pass)."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM scores WHERE hand_id IN (SELECT id FROM hands WHERE game_id = ?)", (game_id,))
+            for table in ("hands", "turns", "game_players", "snapshots", "games"):
+                c.execute(f"DELETE FROM {table} WHERE {'id' if table == 'games' else 'game_id'} = ?", (game_id,))
+
     def snapshot(self, game_id: int) -> bytes | None:
         rows = self._read("SELECT jpeg FROM snapshots WHERE game_id = ?", (game_id,))
         return bytes(rows[0]["jpeg"]) if rows else None

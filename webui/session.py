@@ -175,20 +175,25 @@ class GameSession:
 
     # games ------------------------------------------------------------------------
     def start_game(self, names: list[str], *, first: int = 0, trump: str | None = None, table: Table = (),
-                   picture: bytes | None = None, options: RuleOptions | None = None) -> None:
-        """Seat the players (listed clockwise round the table) and start the first hand."""
+                   picture: bytes | None = None, options: RuleOptions | None = None, remember: bool = True) -> None:
+        """Seat the players (listed clockwise round the table) and start the first hand.
+
+        ``options`` become the rules for later games too unless ``remember`` is False (the recorded demo's).
+        """
         with self._lock:
             opts = options or self.options
             game = start_game(names, opts, self.now(), first=int(first),
                               trump=Tile.parse(trump) if trump else None, table=table_of(table))
             self._leave()
             try:
-                if options is not None:
+                if options is not None and remember:
                     self.store.set_setting("options", opts.to_dict())
                 game_id = self.store.create_game(list(game.names), opts.to_dict(), to_dict(game), picture)
             except StoreError as exc:
                 self._failed(exc)
-            self.options, self.game, self.game_id, self.snapshot_jpeg = opts, game, game_id, picture
+            if remember:
+                self.options = opts
+            self.game, self.game_id, self.snapshot_jpeg = game, game_id, picture
             self.storage_error = None
             self._bump()
 

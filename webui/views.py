@@ -12,11 +12,11 @@ from typing import Iterable
 from rules.game_state import Game, Status, Step, Verdict
 from rules.options import RuleOptions
 from rules.problems import CODES, Problem
-from rules.scoring import ScoreSheet
+from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
 from rules.tiles import format_table, format_tiles
-from vision.live import TableState
+from vision.live import GROUP_KINDS, SET_STATUS, TableState
 
 def problem_groups(problems: Iterable[Problem]) -> list[dict]:
     """One line per kind of problem (its code): ``{"code", "kind", "items"}`` in the order first seen.
@@ -50,6 +50,29 @@ def verdict_json(v: Verdict | None, player: str | None = None) -> dict | None:
     return {"legal": v.legal, "changed": v.changed, "placed": [t.code for t in v.placed],
             "problems": [p.message for p in v.problems], "groups": problem_groups(v.problems),
             "word": "LEGAL" if v.legal else "NOT LEGAL", "player": player}
+
+
+HANGS_ON_SETS = {"invalid_set", "initial_meld_too_low"}  # problems an unsure set alone can cause
+
+
+def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
+    """The verdict the turn would get now; a refusal that may rest only on unsure sets (their
+    verdict hangs on a doubtful tile, see :func:`sets_json`) reads UNSURE and names the tiles.
+
+    The rules still refuse such a turn; the page only says the camera may have
+    misread a tile, so the players look before they argue.  An initial meld
+    counts only valid sets, so one too low may be the unsure set's doing too.
+    """
+    out = verdict_json(v, player)
+    unsure = {tuple(sorted(x["tiles"])): x for x in sets if x["status"] == "unsure"}
+    keys = [tuple(sorted(t.code for t in p.tiles)) for p in v.problems if p.code == "invalid_set"]
+    if v.legal or not keys or not all(k in unsure for k in keys) \
+            or any(p.code not in HANGS_ON_SETS for p in v.problems):
+        return out
+    items = [f"{' '.join(unsure[k]['tiles'])}: check {' '.join(unsure[k]['doubtful'])}" for k in keys]
+    rest = [g for g in out["groups"] if g["code"] != "invalid_set"]
+    return {**out, "word": "UNSURE", "unsure": True,
+            "groups": [{"code": "unsure_set", "kind": "A tile may be misread", "items": items}] + rest}
 
 
 PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
@@ -110,20 +133,32 @@ def rules_words(o: RuleOptions) -> str:
 
 
 def sets_json(ts: TableState, options: RuleOptions, before=None) -> list[dict]:
-    """Each stable set: tiles, verdict under the game's rules, uncertain/inferred marks, new this turn."""
+    """Each stable group in reading order: tiles, uncertain/inferred marks, and
+
+    for a table set its verdict under the game's rules (``status`` valid,
+    invalid, or unsure when the reader found the invalid verdict hangs on a
+    doubtful tile, named in ``doubtful``) and whether it is new this turn;
+    for a rack row (``group`` rack, ``status`` rack) its total, never a verdict.
+    """
     known = {tuple(sorted(s)) for s in before} if before is not None else None
     out = []
     start = 0
-    for k, tiles in enumerate(ts.tables):
+    for k, tiles in enumerate(ts.groups):
         idx = range(start, start + len(tiles))
         start += len(tiles)
+        marks = {"tiles": [t.code for t in tiles], "uncertain": [bool(ts.uncertain[i]) for i in idx],
+                 "inferred": [bool(ts.inferred[i]) for i in idx],
+                 "scores": [round(float(ts.scores[i]), 3) for i in idx],
+                 "doubtful": [t.code for t, i in zip(tiles, idx) if ts.doubtful[i]]}
+        if GROUP_KINDS[ts.set_group[k]] == "rack":
+            out.append({**marks, "group": "rack", "status": "rack", "valid": None, "kind": None,
+                        "value": rack_value(list(tiles), options), "problem": None, "new": False})
+            continue
         v = analyse_set(list(tiles), options)
-        out.append({
-            "tiles": [t.code for t in tiles], "valid": bool(v.valid), "kind": v.kind, "value": v.value,
-            "problem": v.problem, "uncertain": [bool(ts.uncertain[i]) for i in idx],
-            "inferred": [bool(ts.inferred[i]) for i in idx], "scores": [round(float(ts.scores[i]), 3) for i in idx],
-            "new": known is not None and tuple(sorted(tiles)) not in known,
-        })
+        unsure = not v.valid and SET_STATUS[ts.set_status[k]] == "unsure"
+        out.append({**marks, "group": "table", "status": "valid" if v.valid else "unsure" if unsure else "invalid",
+                    "valid": bool(v.valid), "kind": v.kind, "value": v.value, "problem": v.problem,
+                    "new": known is not None and tuple(sorted(tiles)) not in known})
     return out
 
 

@@ -1,7 +1,9 @@
 """``python -m models.render --out DIR --count N --seed S [--size WxH] [--workers K] [--edition NAME]``
 
 Writes DIR/images/NNNNNN.jpg, DIR/labels/NNNNNN.txt (``cls x1 y1 ... x4 y4``,
-face corners in reading order, normalised) and DIR/data.yaml.  Scene ``i``
+face corners in reading order, normalised), DIR/sets/NNNNNN.txt (which tiles
+were laid together: ``set``/``rack`` and label line numbers, as
+``vision.datasets`` reads them) and DIR/data.yaml.  Scene ``i``
 depends only on (seed, i), so any worker count gives the same files.
 """
 
@@ -16,7 +18,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.render.scene import SIZES, render_scene
+from models.render.scene import EXTRA_KINDS, KINDS, SIZES, render_drawn
+
+KINDS_CHOICES = sorted(set(KINDS) | set(EXTRA_KINDS))
 from models.render.styles import EDITIONS, UNKNOWN_EDITION
 from rules.tiles import Tile
 
@@ -48,16 +52,18 @@ def label_lines(labels, size) -> str:
 
 
 def render_one(job: tuple[str, int, int, tuple[int, int] | None, str | None]) -> int:
-    out, seed, i, size, edition = job
+    out, seed, i, size, kind, edition = job
     cv2.setNumThreads(1)  # workers run side by side; OpenCV's own threads would only compete
     rng = np.random.default_rng([seed, i])
     if size is None:
         size = SIZES[rng.integers(len(SIZES))]
-    image, labels = render_scene(rng, size, edition)
+    drawn = render_drawn(rng, size, kind, edition=edition)
+    image, labels = drawn.image, drawn.labels
     name = f"{i:06d}"
     quality = int(rng.integers(55, 96))
     cv2.imwrite(str(Path(out) / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     (Path(out) / "labels" / f"{name}.txt").write_text(label_lines(labels, (image.shape[1], image.shape[0])))
+    (Path(out) / "sets" / f"{name}.txt").write_text("".join(line + "\n" for line in drawn.group_lines()))
     return len(labels)
 
 
@@ -69,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=parse_size, default=None,
                         help="WxH of every scene (default: varied, mostly 1000x750 and 750x1000)")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--kind", choices=KINDS_CHOICES, default=None,
+                        help="one kind of scene only (default: a random kind per scene)")
     parser.add_argument("--start", type=int, default=0, help="index of the first scene (to add to a folder)")
     parser.add_argument("--edition", choices=sorted(EDITIONS), default=None,
                         help=f"every scene in this edition (default: random, never {UNKNOWN_EDITION!r})")
@@ -77,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--count must be 0 or more")
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     (args.out / "labels").mkdir(parents=True, exist_ok=True)
+    (args.out / "sets").mkdir(parents=True, exist_ok=True)
     (args.out / "data.yaml").write_text(data_yaml())
-    jobs = [(str(args.out), args.seed, i, args.size, args.edition) for i in range(args.start, args.start + args.count)]
+    jobs = [(str(args.out), args.seed, i, args.size, args.kind, args.edition)
+            for i in range(args.start, args.start + args.count)]
     started, tiles = time.perf_counter(), 0
     cv2.setNumThreads(1)
     if args.workers > 1:

@@ -35,6 +35,12 @@ OUT = Path(__file__).resolve().parents[2] / "sample_images"
 NAME = "recorded_game"
 
 # where each line of tiles starts (centre of its first tile), so a line keeps its place as it grows
+# the turn clock the recording is paced for: Ben's refused turn (8 s) and 8 s of waiting run it out,
+# while every other turn fits in it (Ann's longest: about 13 s from when the table is seen put back)
+TURN_TIME_LIMIT = 16
+# whose rack is laid out for the camera in the read_rack step
+RACK_SHOWN_BY = "Ben"
+
 SLOTS = {"a": (120, 130), "b": (560, 130), "c": (120, 330), "d": (560, 330), "rack": (200, 560)}
 
 # (seconds of hands over the table, seconds still, the table as slot -> tiles, where the hand reaches,
@@ -43,8 +49,8 @@ STEPS = [
     (0.0, 4.0, {}, None, "start", None),
     (2.0, 6.0, {"a": "R10 R11 R12"}, "a", "end_turn", "LEGAL"),
     (2.0, 6.0, {"a": "R10 R11 R12", "c": "B4 B5"}, "c", "end_turn", "NOT LEGAL"),
-    (0.0, 4.0, {"a": "R10 R11 R12", "c": "B4 B5"}, None, "time_out", "put the table back"),
-    (2.0, 6.0, {"a": "R10 R11 R12"}, "c", "restored", None),
+    (0.0, 8.0, {"a": "R10 R11 R12", "c": "B4 B5"}, None, "time_out", "put the table back"),
+    (3.0, 3.0, {"a": "R10 R11 R12"}, "c", "restored", None),
     (2.4, 6.0, {"a": "R10 R11 R12 R13", "b": "K9 B9 O9"}, "b", "end_turn", "LEGAL"),
     (2.0, 6.0, {"a": "R10 R11 R12 R13", "b": "K9 B9 O9", "d": "O11 O12 O13"}, "d", "end_turn", "LEGAL"),
     (2.4, 6.0, {"a": "R10 R11 R12", "b": "K9 B9 O9", "d": "O11 O12 O13", "c": "R13 K13 B13"}, "c",
@@ -120,8 +126,10 @@ def frames_and_script() -> tuple[list[np.ndarray], dict]:
         previous = now
         events.append({"after_frame": len(frames) - 1, "action": action, "expect": expect,
                        "table": " | ".join(table[s] for s in table)})
+        if action == "read_rack":
+            events[-1]["player"] = RACK_SHOWN_BY
     script = {"fps": FPS, "frames": len(frames), "players": ["Ann", "Ben"], "rules": "sabra",
-              "events": events}
+              "turn_time_limit": TURN_TIME_LIMIT, "events": events}
     return frames, script
 
 

@@ -51,6 +51,19 @@ class Layout:
     spots: list[Spot] = field(default_factory=list)
     sets: list[list[int]] = field(default_factory=list)  # positions in ``spots`` of each line of tiles
     racks: list[Rack] = field(default_factory=list)
+    rack_rows: list[int] = field(default_factory=list)  # positions in ``sets`` that are rows on a rack
+
+    def add(self, other: "Layout") -> None:
+        """Take in another layout's tiles, sets and racks (drawn after this one's)."""
+        first, sets = len(self.spots), len(self.sets)
+        self.spots += other.spots
+        self.sets += [[first + k for k in members] for members in other.sets]
+        self.racks += other.racks
+        self.rack_rows += [sets + k for k in other.rack_rows]
+
+    def groups(self) -> list[tuple[str, list[int]]]:
+        """("set" or "rack", spot positions) of each group, as the sets files of ``vision.datasets`` name them."""
+        return [("rack" if k in self.rack_rows else "set", members) for k, members in enumerate(self.sets)]
 
 
 # ------------------------------------------------------------------ tile sequences
@@ -113,17 +126,25 @@ class Occupancy:
 def line_of_tiles(indices: list, start: tuple[float, float], angle: float, height: float, aspect: float,
                   rng: np.random.Generator, gap: float | None = None, jitter: float = 1.0) -> list[Spot]:
     """Tiles edge to edge from ``start`` (centre of the first) along the reading direction."""
+    def place() -> tuple[float, float, float]:
+        g = gap if gap is not None else rng.uniform(0.0, 0.05) * height
+        return g, rng.normal(0, 0.012 * height * jitter), rng.normal(0, 0.8 * jitter)
+
+    return _laid(indices, start, angle, height, aspect, place)
+
+
+def _laid(indices: list, start, angle: float, height: float, aspect: float, place) -> list[Spot]:
+    """Tiles along the reading direction from ``start``; ``place()`` gives each tile's
+    (gap after it, sideways offset, turn in degrees)."""
     a = np.radians(angle)
     u = np.array([np.cos(a), np.sin(a)])
     v = np.array([-np.sin(a), np.cos(a)])
-    width = height * aspect
     spots, pos = [], 0.0
     for index in indices:
-        g = gap if gap is not None else rng.uniform(0.0, 0.05) * height
-        off = rng.normal(0, 0.012 * height * jitter)
+        gap, off, turn = place()
         c = np.asarray(start) + u * pos + v * off
-        spots.append(Spot(index, (float(c[0]), float(c[1])), float(angle + rng.normal(0, 0.8 * jitter)), height))
-        pos += width + g
+        spots.append(Spot(index, (float(c[0]), float(c[1])), float(angle + turn), height))
+        pos += height * aspect + gap
     return spots
 
 
@@ -192,6 +213,81 @@ def table_layout(rng: np.random.Generator, size: tuple[int, int], height: float,
     if rng.random() < 0.3:
         layout.spots += pool(rng, size, height, aspect, occ)
     return layout
+
+
+def careless_line(indices: list, start: np.ndarray, angle: float, height: float, aspect: float,
+                  rng: np.random.Generator, sloppiness: float = 1.0) -> list[Spot]:
+    """Tiles laid by hand: gaps up to about half a tile, staggered, each a little turned."""
+    def place() -> tuple[float, float, float]:
+        off = float(np.clip(rng.normal(0, 0.09 * sloppiness), -0.25, 0.25)) * height
+        turn = rng.normal(0, 3.5 * sloppiness)
+        return height * aspect * float(rng.uniform(0.0, 0.45 * sloppiness)), off, turn
+
+    return _laid(indices, start, angle, height, aspect, place)
+
+
+def messy_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
+                 occ: Occupancy, max_tiles: int = 120) -> Layout:
+    """A table late in a game: dozens of sets at mixed angles, laid carelessly, some touching end to
+    end or side by side, loose tiles dropped next to sets."""
+    layout = Layout()
+    width = height * aspect
+    base = float(rng.uniform(0, 360))
+    failures = 0
+    while len(layout.spots) < max_tiles and failures < 15:
+        angle = base + rng.normal(0, 12) if rng.random() < 0.6 else float(rng.uniform(0, 360))
+        lines = [random_set(rng)]
+        if rng.random() < 0.25:  # a second set pushed against the end of the first
+            lines.append(random_set(rng))
+        sloppiness = float(rng.uniform(0.3, 1.0))
+        loose = rng.random() < 0.3
+        side = rng.random() < 0.3  # a second line laid touching alongside
+
+        def make(center, lines=lines, angle=angle, sloppiness=sloppiness, loose=loose, side=side):
+            a = np.radians(angle)
+            u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+            total = sum(len(t) for t in lines)
+            start = np.asarray(center) - u * (total - 1) / 2 * width * 1.2
+            groups, pos = [], 0.0
+            for tiles in lines:
+                spots = careless_line(tiles, start + u * pos, angle, height, aspect, rng, sloppiness)
+                groups.append(spots)
+                pos += len(tiles) * width * 1.2 + width * float(rng.uniform(0.0, 0.1))
+            if side:
+                tiles = random_set(rng)
+                groups.append(careless_line(tiles, start + v * height * float(rng.uniform(1.02, 1.15))
+                                            + u * width * float(rng.uniform(-0.5, 0.5)), angle, height, aspect,
+                                            rng, sloppiness))
+            if loose:  # dropped beyond the end, clearly apart, or turned against the line
+                far = pos + width * float(rng.uniform(0.7, 1.2))
+                turn = float(rng.choice([0.0, 45.0, 90.0])) + rng.normal(0, 5)
+                spot = Spot(int(rng.integers(53)), tuple(float(x) for x in start + u * far), angle + turn, height)
+                groups.append([spot])
+            return [((g, k), sp.quad(aspect)) for g, spots in enumerate(groups) for k, sp in enumerate(spots)], groups
+
+        placed = _place_groups(rng, occ, make, size, margin=float(rng.uniform(0.02, 0.5) * height))
+        if placed is None:
+            failures += 1
+            continue
+        for spots in placed:
+            first = len(layout.spots)
+            layout.spots += spots
+            if len(spots) > 1:
+                layout.sets.append(list(range(first, len(layout.spots))))
+    return layout
+
+
+def _place_groups(rng, occ: Occupancy, make, size, tries: int = 25, margin: float = 4.0):
+    """Like :func:`place`, for a maker that returns several groups of tiles at once."""
+    W, H = size
+    for _ in range(tries):
+        center = rng.uniform((0.05 * W, 0.05 * H), (0.95 * W, 0.95 * H))
+        quads, groups = make(center)
+        corners = np.concatenate([q for _, q in quads])
+        if occ.free(corners, margin):
+            occ.take(corners, margin)
+            return groups
+    return None
 
 
 def pool(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
@@ -339,6 +435,7 @@ def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, 
                                      squash, lift))
             x += width + rng.uniform(0, 0.02) * height
         if len(layout.spots) > first:
+            layout.rack_rows.append(len(layout.sets))
             layout.sets.append(list(range(first, len(layout.spots))))
         foot = row_top + th
         ledges.append(to_canvas([[-length / 2 - 0.2 * width, foot - 0.06 * height],

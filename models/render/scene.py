@@ -7,7 +7,7 @@ most of its face is left visible (not covered, not cut by the frame).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -16,7 +16,8 @@ from models.render import camera
 from models.render.backgrounds import background
 from models.render.clutter import add_distractors, add_occluders
 from models.render.layout import (
-    Layout, Occupancy, rack_layout, rack_side_view, rows_layout, scatter_layout, table_layout,
+    Layout, Occupancy, messy_layout, rack_layout, rack_side_view, rows_layout, scatter_layout,
+    table_layout,
 )
 from models.render.styles import Style, random_style
 from models.render.tiles import face_size, tile_back, tile_face
@@ -27,6 +28,9 @@ MIN_LABEL_HEIGHT = 12.0  # pixels; smaller faces are left unlabelled
 SIZES = ((1000, 750), (1000, 750), (1000, 750), (750, 1000), (750, 1000), (640, 480), (800, 600),
          (1280, 960), (960, 1280), (1600, 1200), (1200, 1600))
 KINDS = ("table", "table", "rows", "rows", "scatter", "rack", "rack", "rack", "closeup")
+# kinds drawn only when asked for (``--kind``): adding them to KINDS would change every scene a seed gives,
+# and with it the training data a shipped model was made from
+EXTRA_KINDS = ("messy",)
 
 
 @dataclass
@@ -37,10 +41,25 @@ class Drawn:
     quads: np.ndarray          # (N, 4, 2) face corners in image pixels, reading order
     labelled: np.ndarray       # (N,) bool
     indices: list              # tile index per spot (None: face-down)
+    groups: list = field(default_factory=list)  # ("set" | "rack", spot positions) as laid
 
     @property
     def labels(self) -> list[tuple[int, np.ndarray]]:
         return [(int(i), q) for i, q, ok in zip(self.indices, self.quads, self.labelled) if ok]
+
+    def group_lines(self) -> list[str]:
+        """The scene's sets file (``vision.datasets``): each group's labelled tiles as label line numbers.
+
+        A tile left unlabelled (covered, cut by the frame) drops out of its
+        group; a group left with fewer than two tiles is loose tiles.
+        """
+        line_of = {k: n for n, k in enumerate(k for k, ok in enumerate(self.labelled) if ok)}
+        out = []
+        for kind, members in self.groups:
+            seen = [line_of[k] for k in members if k in line_of]
+            if len(seen) >= (1 if kind == "rack" else 2):
+                out.append(f"{kind} " + " ".join(str(n) for n in seen))
+        return out
 
 
 def _affine_into(face: np.ndarray, quad: np.ndarray, origin: np.ndarray) -> np.ndarray:
@@ -173,7 +192,7 @@ def compose(rng: np.random.Generator, canvas: np.ndarray, layout: Layout, style:
         tall = min(np.linalg.norm(q[3] - q[0]), np.linalg.norm(q[2] - q[1]))
         labelled[k] = inside and tall >= MIN_LABEL_HEIGHT
     out_quads = np.clip(out_quads, 0, (W, H)).astype(np.float32)
-    return Drawn(image, out_quads, labelled, [s.index for s in spots])
+    return Drawn(image, out_quads, labelled, [s.index for s in spots], layout.groups())
 
 
 def _log_uniform(rng, lo, hi):
@@ -213,6 +232,8 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
         height = _log_uniform(rng, 30, min(130, 0.9 * W / (style.aspect * 11)))
     elif kind == "scatter":
         height = _log_uniform(rng, 28, 0.3 * short)
+    elif kind == "messy":  # late in a game: dozens of sets, so smaller tiles
+        height = _log_uniform(rng, 24, max(30.0, 0.09 * short))
     elif rng.random() < 0.2:  # small and far away
         height = _log_uniform(rng, 20, 50)
     else:
@@ -234,10 +255,11 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
             occ.take(spot.quad(style.aspect)[None].reshape(-1, 2), 0.3 * height)
         occ.take(layout.racks[0].body, 4)
         if not side_view and rng.random() < 0.6:
-            more = table_layout(rng, (W, H), height * rng.uniform(0.8, 1.1), style.aspect, occ, max_tiles=30)
-            layout.spots += more.spots
+            layout.add(table_layout(rng, (W, H), height * rng.uniform(0.8, 1.1), style.aspect, occ, max_tiles=30))
     elif kind == "scatter":
         layout = scatter_layout(rng, (W, H), height, style.aspect, occ, int(rng.integers(3, 30)))
+    elif kind == "messy":
+        layout = messy_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(30, 120)))
     elif kind == "closeup":
         layout = table_layout(rng, (W, H), height, style.aspect, occ, max_tiles=int(rng.integers(1, 7)))
     elif kind == "rows" and height < 0.15 * short:  # big tiles leave no room for rows

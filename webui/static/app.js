@@ -26,20 +26,30 @@ function tileEl(code, opts = {}) {
   t.textContent = code === "J" ? "☺" : code.slice(1);
   if (opts.uncertain) { t.classList.add("uncertain"); t.title += " (uncertain reading)"; }
   if (opts.inferred) { t.classList.add("inferred"); t.title += " (inferred from the rules)"; }
+  if (opts.doubtful) { t.classList.add("doubtful"); t.title += " (the set's verdict hangs on this reading)"; }
   return t;
 }
 
+// a set's status: valid, invalid, unsure (hangs on a doubtful tile) or rack (a rack row, never judged)
+function setStatus(set) {
+  return set.status || (set.valid === undefined ? null : set.valid ? "valid" : "invalid");
+}
+
 function setEl(set) {
+  const doubtful = set.doubtful || [];
   const tiles = (set.tiles || set).map((code, i) =>
-    tileEl(code, { uncertain: set.uncertain && set.uncertain[i], inferred: set.inferred && set.inferred[i] }));
-  const box = el("div", { class: "set" + (set.valid === false ? " invalid" : "") });
+    tileEl(code, { uncertain: set.uncertain && set.uncertain[i], inferred: set.inferred && set.inferred[i],
+                   doubtful: doubtful.includes(code) }));
+  const status = setStatus(set);
+  const box = el("div", { class: "set" + (status && status !== "valid" ? " " + status : "") });
   box.append(el("div", { class: "tiles" }, ...tiles));
-  if (set.valid !== undefined) {
-    const meta = set.valid
-      ? `${set.kind || "set"} · ${set.value ?? ""}`
-      : (set.problem || "not a valid set");
-    box.append(el("div", { class: set.valid ? "meta" : "meta why", text: (set.valid ? "" : "✗ ") + meta }));
-  }
+  const meta = {
+    valid: ["meta", () => `${set.kind || "set"} · ${set.value ?? ""}`],
+    invalid: ["meta why", () => "✗ " + (set.problem || "not a valid set")],
+    unsure: ["meta unsure", () => `? unsure: check ${doubtful.join(" ")}`],
+    rack: ["meta rack", () => `rack row · ${set.value} points`],
+  }[status];
+  if (meta) box.append(el("div", { class: meta[0], text: meta[1]() }));
   return box;
 }
 
@@ -155,6 +165,7 @@ function render(s) {
     (g.pending ? ` · next hand: ${g.pending}` : "");
   $("storage-banner").hidden = !g.storage_error;
   $("storage-banner").textContent = g.storage_error || "";
+  renderDemo(s.demo);
 
   clockBase = { ...s.clock, at: performance.now() };
   if (!s.clock.running || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
@@ -180,10 +191,15 @@ function render(s) {
 
   // sets
   $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: "No tiles on the table yet." })]));
-  const bad = s.sets.filter((x) => !x.valid).length;
-  $("table-status").textContent = s.sets.length ? (bad ? `${bad} invalid` : "all valid") : "";
-  $("table-status").className = "pill " + (bad ? "bad" : "ok");
-  $("table-status").hidden = !s.sets.length;
+  const count = (st) => s.sets.filter((x) => setStatus(x) === st).length;
+  const bad = count("invalid"), unsure = count("unsure"), onTable = s.sets.length - count("rack");
+  $("table-status").textContent = !onTable ? "" :
+    [bad && `${bad} invalid`, unsure && `${unsure} unsure`].filter(Boolean).join(" · ") || "all valid";
+  $("table-status").className = "pill " + (bad ? "bad" : unsure ? "warn" : "ok");
+  $("table-status").hidden = !onTable;
+  const warnings = s.warnings || [];
+  $("colour-banner").hidden = !warnings.length;
+  $("colour-banner").textContent = warnings.length ? `⚠ ${warnings.join("; ")}` : "";
 
   renderVerdict(s);
   renderRestore(g);
@@ -200,6 +216,15 @@ function groupEl(g) {
 
 // The big word is about the turn now being played: a refused "End turn" (followed live
 // while the player repairs it) or, smaller, the table so far.  A new turn starts clean.
+function renderDemo(demo) {
+  $("demo-banner").hidden = !demo;
+  if (!demo) return;
+  $("demo-players").textContent = demo.players.join(" and ");
+  const last = demo.last;
+  $("demo-last").textContent = !last ? "" :
+    "Last: " + [last.player, last.action].filter(Boolean).join(" ") + (last.result ? ` (${last.result})` : "") + ".";
+}
+
 function renderVerdict(s) {
   const g = s.game || {};
   const attempt = g.turn && g.turn.attempt;
@@ -213,8 +238,8 @@ function renderVerdict(s) {
   $("undo-hand").hidden = !(showLast && g.can_undo_hand);
   if (showLast) $("last-turn-text").textContent = lastWords(last);
   if (box.hidden) return;
-  box.className = "card verdict " + (v.legal ? "legal" : "illegal") + (attempt ? "" : " preview");
-  $("verdict-word").textContent = v.legal ? "LEGAL" : "NOT LEGAL";
+  box.className = "card verdict " + (v.legal ? "legal" : v.unsure ? "unsure" : "illegal") + (attempt ? "" : " preview");
+  $("verdict-word").textContent = v.word || (v.legal ? "LEGAL" : "NOT LEGAL");
   let who = attempt ? `${g.current}: ` : `${g.current}, so far`;
   if (attempt && v.legal) who = `${g.current}: the table is legal now, end the turn`;
   else if (attempt) who += "fix the table, or time runs out";

@@ -1,0 +1,197 @@
+"""Sets as players lay them: careless lines at every angle, touching sets, loose tiles, racks, any scale.
+
+Layouts come from the renderer's own placement code (models/render/layout.py),
+so the truth of which tiles form a set is known exactly.
+"""
+
+import numpy as np
+import pytest
+
+from models.render.backgrounds import background
+from models.render.layout import Layout, careless_line, rack_layout
+from models.render.scene import compose
+from models.render.styles import EDITIONS
+from rules.options import find_variant
+from rules.tiles import Tile, parse_tiles
+from vision.geometry import group_lines
+from vision.reader import ReaderOptions, TableReader
+from vision.types import TileDetections
+
+SABRA = find_variant("sabra")
+ASPECT = 0.75
+SETS = ["R4 R5 R6 R7", "K9 B9 O9", "B10 B11 B12 B13", "O1 O2 O3", "K7 R7 B7 O7"]
+
+
+def careless_table(degrees: float, seed: int, height: float = 60.0):
+    """Five sets laid carelessly (gaps up to ~half a tile, staggered, turned), the table turned by ``degrees``."""
+    rng = np.random.default_rng(seed)
+    spots, truth = [], []
+    a = np.radians(degrees)
+    u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    for k, codes in enumerate(SETS):
+        start = np.array([800.0, 800.0]) + v * (k - 2) * 2.3 * height - u * 2 * height
+        line = careless_line([t.index for t in parse_tiles(codes)], start, degrees, height, ASPECT, rng)
+        truth.append(list(range(len(spots), len(spots) + len(line))))
+        spots += line
+    quads = np.array([s.quad(ASPECT) for s in spots])
+    return quads, [s.index for s in spots], truth
+
+
+def partition(sets) -> set[tuple[int, ...]]:
+    return {tuple(sorted(s)) for s in sets}
+
+
+@pytest.mark.parametrize("degrees", list(range(0, 360, 15)))
+def test_careless_sets_at_every_angle_come_back_whole(degrees):
+    for seed in range(3):
+        quads, _, truth = careless_table(degrees, seed)
+        assert partition(group_lines(quads)) == partition(truth), (degrees, seed)
+
+
+@pytest.mark.parametrize("degrees", [0, 35, 90, 160, 250])
+def test_careless_sets_under_perspective(degrees):
+    import cv2
+
+    quads, _, truth = careless_table(degrees, 7)
+    src = np.float32([[0, 0], [1600, 0], [1600, 1600], [0, 1600]])
+    dst = np.float32([[300, 0], [1300, 0], [1600, 1600], [0, 1600]])  # the far side a third narrower
+    m = cv2.getPerspectiveTransform(src, dst)
+    seen = cv2.perspectiveTransform(quads.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 4, 2)
+    assert partition(group_lines(seen)) == partition(truth)
+
+
+class StandIn:
+    def __init__(self, detections):
+        self.detections = detections
+
+    def detect(self, image):
+        return self.detections
+
+
+def read_line(codes: str, gaps: list[float], image=None):
+    """One straight line of tiles with the given gaps (in tile widths) between them, read by the reader."""
+    tiles = parse_tiles(codes)
+    w, h = 45.0, 60.0
+    quads, x = [], 40.0
+    for k, t in enumerate(tiles):
+        quads.append([[x, 100], [x + w, 100], [x + w, 100 + h], [x, 100 + h]])
+        x += w + (gaps[k] * w if k < len(gaps) else 0)
+    det = TileDetections(np.array(quads), [t.index for t in tiles], np.full(len(tiles), 0.99))
+    reader = TableReader(StandIn(det), ReaderOptions(rules=SABRA))
+    reading = reader.read_detections(det, image)
+    return [(" ".join(reading.detections.codes[i] for i in s.indices), s.status) for s in reading.sets]
+
+
+def test_two_valid_sets_pushed_together_are_told_apart_by_the_rules():
+    assert read_line("K1 K2 K3 R7 B7 O7", [0.05] * 5) == [("K1 K2 K3", "valid"), ("R7 B7 O7", "valid")]
+
+
+def test_a_loose_tile_a_little_apart_from_a_set_is_not_part_of_it():
+    # gaps inside the set 0.1, then 0.5 before the loose tile: close enough to link, far enough to part
+    assert read_line("R4 R5 R6 K9", [0.1, 0.1, 0.5]) == [("R4 R5 R6", "valid"), ("K9", "invalid")]
+
+
+def test_an_invalid_line_is_not_cut_into_valid_looking_pieces_where_nothing_parts_them():
+    # R4 R5 R6 R8: the R8 does not belong, but it touches the set: the line is shown invalid as laid
+    assert read_line("R4 R5 R6 R8 K2", [0.05] * 4) == [("R4 R5 R6", "valid"), ("R8 K2", "invalid")]
+
+
+def test_a_set_laid_with_one_wide_gap_is_joined_when_only_together_it_is_valid():
+    assert read_line("R4 R5 R6 R7", [0.05, 0.9, 0.05]) == [("R4 R5 R6 R7", "valid")]
+    # each half valid on its own: two sets
+    assert read_line("R4 R5 R6 K9 B9 O9", [0.05, 0.05, 0.9, 0.05, 0.05]) == [
+        ("R4 R5 R6", "valid"), ("K9 B9 O9", "valid")]
+
+
+def test_a_doubtful_tile_makes_an_invalid_set_unsure_not_invalid():
+    tiles = parse_tiles("R4 R5 K9 R7 O1")
+    quads = [[[40 + 48 * k, 100], [85 + 48 * k, 100], [85 + 48 * k, 160], [40 + 48 * k, 160]] for k in range(4)]
+    quads.append([[400, 400], [445, 400], [445, 460], [400, 460]])
+    # K9 doubtful (0.45: above the inference threshold, below the unsure one); O1 alone
+    det = TileDetections(np.array(quads), [t.index for t in tiles], [0.99, 0.99, 0.45, 0.99, 0.99])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
+    run = next(s for s in reading.sets if len(s.indices) == 4)
+    assert run.status == "unsure" and not run.valid
+    assert [reading.detections.codes[i] for i in run.doubtful] == ["K9"]
+    assert run.to_json()["status"] == "unsure" and run.to_json()["doubtful"] == list(run.doubtful)
+    lone = next(s for s in reading.sets if len(s.indices) == 1)
+    assert lone.status == "invalid"  # a lone tile is not unsure: no reading of it makes a set
+
+
+def rack_and_table(seed: int):
+    """A dark two-row rack seen from the front and sets on the table below it, rendered."""
+    rng = np.random.default_rng(seed)
+    style = EDITIONS["classic"]
+    size, height = (1000, 750), 48.0
+    rows = [[t.index for t in parse_tiles(r)] for r in ("R1 K5 B9 J O13 O2", "K10 K11 B3 R7")]
+    layout = rack_layout(rng, size, height, style.aspect, center=(500, 220), rows=rows, angle=0.0)
+    layout.racks[0].color = (25, 25, 25)
+    table = Layout()
+    for k, codes in enumerate(("R4 R5 R6", "K9 B9 O9 R9")):
+        start = np.array([250.0 + 330 * k, 560.0])
+        table.spots += careless_line([t.index for t in parse_tiles(codes)], start, float(rng.normal(0, 8)),
+                                     height, style.aspect, rng, 0.5)
+        table.sets.append(list(range(len(table.spots) - len(codes.split()), len(table.spots))))
+    layout.add(table)
+    canvas = background(rng, *size, "wood")
+    drawn = compose(rng, canvas, layout, style, tile_height=height, homography=np.eye(3), effects=0.2,
+                    lift=(0.0, -0.08 * height), extras=False)
+    return drawn, layout
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rack_rows_are_read_in_order_never_judged_and_totalled_apart_from_table_sets(seed):
+    drawn, layout = rack_and_table(seed)
+    det = TileDetections(drawn.quads, drawn.indices, np.full(len(drawn.indices), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(drawn.image)
+    codes = reading.detections.codes
+    shown = [(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets]
+    assert ("rack", "R1 K5 B9 J O13 O2") in shown and ("rack", "K10 K11 B3 R7") in shown
+    assert ("table", "R4 R5 R6") in shown and ("table", "K9 B9 O9 R9") in shown
+    racks = [s for s in reading.sets if s.group == "rack"]
+    assert all(s.verdict is None and s.status == "rack" and s.problem is None for s in racks)
+    assert reading.rack_total == (1 + 5 + 9 + 30 + 13 + 2) + (10 + 11 + 3 + 7)
+    assert {s.to_json()["group"] for s in reading.sets} == {"rack", "table"}
+
+
+def test_sets_on_a_table_are_not_racks_without_a_board():
+    drawn, layout = rack_and_table(4)
+    keep = [k for k, (kind, members) in enumerate(layout.groups()) if kind == "set"]
+    spots = [m for k in keep for m in layout.groups()[k][1]]
+    det = TileDetections(drawn.quads[spots], [drawn.indices[m] for m in spots], np.full(len(spots), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(drawn.image)
+    assert {s.group for s in reading.sets} == {"table"}
+
+
+def test_rendered_scenes_carry_the_sets_they_were_laid_in(tmp_path):
+    from models.render.__main__ import main as render
+    from vision.datasets import load_folder
+
+    assert render(["--out", str(tmp_path / "messy"), "--count", "2", "--seed", "3", "--kind", "messy"]) == 0
+    assert render(["--out", str(tmp_path / "rack"), "--count", "2", "--seed", "3", "--kind", "rack"]) == 0
+    messy = load_folder(tmp_path / "messy")
+    racks = load_folder(tmp_path / "rack")
+    assert all(item.groups is not None for item in messy + racks)
+    sets = [g for item in messy for g in item.groups]
+    assert len(sets) >= 8 and all(g.kind == "set" and len(g.tiles) >= 2 for g in sets)  # dozens of sets
+    assert any(g.kind == "rack" for item in racks for g in item.groups)
+    for item in messy + racks:
+        used = [t for g in item.groups for t in g.tiles]
+        assert len(used) == len(set(used)) and all(0 <= t < len(item.quads) for t in used)
+
+
+def test_the_drawing_frames_rack_rows_and_unsure_sets_in_their_own_colours():
+    from vision.annotate import RACK, UNSURE, annotate
+
+    drawn, _ = rack_and_table(1)
+    det = TileDetections(drawn.quads, drawn.indices, np.full(len(drawn.indices), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(drawn.image)
+    out = annotate(drawn.image, reading)
+    assert np.all(out == np.array(RACK, np.uint8), axis=2).sum() > 200
+
+    tiles = parse_tiles("R4 R5 K9 R7")
+    quads = [[[40 + 48 * k, 100], [85 + 48 * k, 100], [85 + 48 * k, 160], [40 + 48 * k, 160]] for k in range(4)]
+    det = TileDetections(np.array(quads), [t.index for t in tiles], [0.99, 0.99, 0.45, 0.99])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
+    out = annotate(np.full((300, 300, 3), 90, np.uint8), reading)
+    assert np.all(out == np.array(UNSURE, np.uint8), axis=2).sum() > 100

@@ -1,0 +1,148 @@
+"""Tiles standing on a rack, told from sets on the table by what lies beside them.
+
+A rack holds its tiles in one or two rows in front of a board: beside each row
+(in its gaps and past its ends) is the board, and farther above or below the
+row is the table.  A set on the table has the table all round it.  So a row
+is a rack row when the colour beside it (tiles left out: in its gaps or past
+either end) is even, unlike the tile faces, clearly darker than the open table
+well above or well below it.  Racks lighter than the table are not found (the
+classic racks are black, brown or navy).
+Rows on a rack may have wide gaps (players group their tiles), so a row
+here is every tile on one line at any spacing, not only tiles edge to edge.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import Components, tile_frames
+
+ROW_ANGLE = 12.0  # degrees between the x axes of two tiles in one rack row
+ROW_OFFSET = 0.35  # sideways misalignment of centres within a row, in tile heights
+ROW_REACH = 8.0  # farthest apart two neighbouring tiles of one row may stand, in tile widths
+CONTRAST = 55.0  # colour difference (Lab) between the board beside a row and the table beyond it
+EVEN = 0.6  # at least this share of what is seen beside a row is within NEAR of its median colour
+NEAR = 30.0  # Lab distance of "the same colour" for EVEN
+DARKER = 25.0  # racks are darker than the table (Lab L): light shading across a table is not a rack
+NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not a tile's own side)
+UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its owner's side or the other
+THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
+
+
+def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
+    """Tile indices of each rack row found, each row in left-to-right order."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if len(q) == 0:
+        return []
+    f = tile_frames(q)
+    level = np.cos(np.deg2rad(UPRIGHT))
+    candidates = [row for row in _rows(f) if abs(_reading_axis(q[row])[0]) >= level]  # level: racks stand so
+    if not candidates:
+        return []
+    step = max(1, int(float(np.median(f.heights)) / THUMB))
+    small = image[::step, ::step]  # every k-th pixel: medians need no smoothing
+    scale = 1.0 / step
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    tiles_mask = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillPoly(tiles_mask, [np.round(_grown(x * scale, 1.3)).astype(np.int32) for x in q], 1)
+    faces = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillPoly(faces, [np.round(_grown(x * scale, 0.7)).astype(np.int32) for x in q], 1)
+    face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
+    found = [row for row in candidates if _on_rack(row, f, scale, lab, tiles_mask, face)]
+    # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
+    found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
+    return [sorted(row, key=lambda t: float(f.centers[t] @ _reading_axis(q[row]))) for row in found]
+
+
+def _same_rack(row: list[int], other: list[int], f) -> bool:
+    """``row`` is the second row of the rack that holds ``other``."""
+    x = f.x_axes[other].mean(axis=0)
+    x /= max(np.linalg.norm(x), 1e-9)
+    up = np.array([x[1], -x[0]])
+    h, w = float(np.median(f.heights[other])), float(np.median(f.widths[other]))
+    step = abs(float(np.median(f.centers[row] @ up) - np.median(f.centers[other] @ up))) / h
+    a, b = f.centers[row] @ x, f.centers[other] @ x
+    overlap = min(a.max(), b.max()) - max(a.min(), b.min()) > -2 * w
+    return bool(0.9 <= step <= 1.8 and overlap and abs(float(np.median(f.heights[row])) / h - 1) < 0.25)
+
+
+def _grown(quad: np.ndarray, factor: float) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) * factor
+
+
+def _reading_axis(q: np.ndarray) -> np.ndarray:
+    """Left to right for the tiles' numerals (by majority: rack tiles stand upright for their owner)."""
+    claimed = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])).sum(axis=0)
+    n = np.linalg.norm(claimed)
+    return claimed / n if n > 0 else np.array([1.0, 0.0])
+
+
+def _rows(f) -> list[list[int]]:
+    """Tiles on one straight line, parallel, at any spacing up to ROW_REACH widths (union of close pairs)."""
+    d = f.centers[None, :, :] - f.centers[:, None, :]
+    along = np.abs(np.einsum("ijk,ik->ij", d, f.x_axes)) / f.widths[:, None]
+    across = np.abs(np.einsum("ijk,ik->ij", d, f.up_axes)) / f.heights[:, None]
+    parallel = np.abs(f.x_axes @ f.x_axes.T) >= np.cos(np.deg2rad(ROW_ANGLE))
+    size = np.maximum(f.heights[:, None], f.heights[None, :]) / np.maximum(np.minimum(f.heights[:, None], f.heights[None, :]), 1e-9)
+    ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
+    rows = Components(len(f.centers))
+    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
+        rows.join(int(i), int(j))
+    return rows.groups()
+
+
+def _on_rack(row: list[int], f, scale: float, lab: np.ndarray, tiles_mask: np.ndarray, face: np.ndarray) -> bool:
+    """The board beside the row is even, unlike the tile faces, and unlike the table above or below it."""
+    x = f.x_axes[row].mean(axis=0)
+    x /= max(np.linalg.norm(x), 1e-9)
+    up = np.array([x[1], -x[0]])
+    if float(up @ f.up_axes[row].mean(axis=0)) < 0:
+        up = -up
+    c = f.centers[row]
+    w, h = float(np.median(f.widths[row])), float(np.median(f.heights[row]))
+    t = c @ x
+    mid = float(np.median(c @ up))
+
+    def patch(a: float, b: float, lo: float, hi: float, free: float = 0.0) -> np.ndarray:
+        """Lab pixels between a and b tile heights above the row's centre line and lo..hi along it,
+        tiles left out; none when less than ``free`` of the patch is clear of tiles."""
+        corners = np.array([x * lo + up * (mid + a * h), x * hi + up * (mid + a * h),
+                            x * hi + up * (mid + b * h), x * lo + up * (mid + b * h)])
+        pts = np.round(corners * scale).astype(np.int32)
+        H, W = tiles_mask.shape
+        x0, y0 = np.clip(pts.min(axis=0), 0, (W, H))
+        x1, y1 = np.clip(pts.max(axis=0) + 1, 0, (W, H))
+        if x1 <= x0 or y1 <= y0:
+            return lab[:0, 0]
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)  # only the patch's own box of the thumbnail
+        cv2.fillPoly(mask, [pts - (x0, y0)], 1)
+        inside = mask > 0
+        clear = inside & (tiles_mask[y0:y1, x0:x1] == 0)
+        return lab[y0:y1, x0:x1][clear] if clear.sum() >= free * max(inside.sum(), 1) else lab[:0, 0]
+
+    first, last = float(t.min()), float(t.max())
+    # the board shows in the row's gaps and past its ends (a full row may hide it all but one end)
+    boards = [patch(-0.3, 0.3, first - 1.2 * w, last + 1.2 * w), patch(-0.3, 0.3, last + 0.6 * w, last + 1.6 * w),
+              patch(-0.3, 0.3, first - 1.6 * w, first - 0.6 * w)]
+    tables = [patch(a, b, first - 1.2 * w, last + 1.2 * w, free=0.6) for a, b in ((1.3, 2.2), (-2.2, -1.3))]
+    tables = [(p, np.median(p, axis=0)) for p in tables if len(p) >= 12]
+    tables = [m for p, m in tables if _even(p, m)]  # the table beyond a rack is open and even, not more tiles
+    for beside in boards:
+        if len(beside) < 12:
+            continue
+        board = np.median(beside, axis=0)
+        if not _even(beside, board) or float(np.linalg.norm(board - face)) < NOT_FACE:
+            continue
+        if any(float(np.linalg.norm(table - board)) > CONTRAST and table[0] - board[0] > DARKER for table in tables):
+            return True
+    return False
+
+
+def _even(pixels: np.ndarray, colour: np.ndarray) -> bool:
+    """Most of these Lab pixels are near ``colour`` (a board or a table, not a jumble)."""
+    return float(np.mean(np.linalg.norm(pixels - colour, axis=1) < NEAR)) >= EVEN
+
+
+__all__ = ["rack_rows"]
