@@ -19,10 +19,10 @@ import cv2
 import numpy as np
 
 from models.render.scene import EXTRA_KINDS, KINDS, SIZES, render_drawn
-
-KINDS_CHOICES = sorted(set(KINDS) | set(EXTRA_KINDS))
 from models.render.styles import EDITIONS, UNKNOWN_EDITION
 from rules.tiles import Tile
+
+KINDS_CHOICES = sorted(set(KINDS) | set(EXTRA_KINDS))
 
 
 def data_yaml() -> str:
