@@ -20,6 +20,7 @@ COMMANDS = {
     "read": "read",
     "eval": "evaluate",
     "serve": "serve",
+    "calibrate": "calibrate",
 }
 
 

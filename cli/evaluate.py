@@ -35,6 +35,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--only-sets", action="store_true", help="score only photos that have set labels")
     p.add_argument("--problems", action="store_true", help="list every set read wrongly")
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
+    p.add_argument("--profile", metavar="PROFILE",
+                   help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
     p.add_argument("--iou", type=float, default=0.5, help="overlap for a found tile to match a label (default 0.5)")
     p.add_argument("--mistakes", type=int, default=5, metavar="N", help="list the N most frequent misreadings")
     p.add_argument("--confusion", metavar="CSV", help="write the confusion matrix of all folders together")
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.datasets import load_folder, split_holdout
     from rules.options import find_variant
     from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
+    from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
     folders = []
@@ -75,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         folders.append((folder, items))
     try:
         # the labelled photos are tables of the standard box, judged as Sabra sets
-        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")))
+        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")),
+                                            **profile_option(args))
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

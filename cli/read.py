@@ -28,6 +28,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rules", default="sabra", metavar="NAME",
                    help="rules the sets are judged by (sabra, american, international, ...; default sabra)")
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
+    p.add_argument("--profile", metavar="PROFILE",
+                   help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
     p.add_argument("--infer-below", type=float, default=None, metavar="SCORE",
                    help="a tile read with a lower score may be inferred from its set (default 0.4)")
     p.set_defaults(func=run)
@@ -91,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rules.options import find_variant
     from vision.annotate import annotate
+    from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
     try:
@@ -111,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         Path(args.annotate).mkdir(parents=True, exist_ok=True)
 
     try:
-        reader = TableReader.from_model_dir(args.model, options)
+        reader = TableReader.from_model_dir(args.model, options, **profile_option(args))
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion read: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

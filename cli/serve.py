@@ -7,6 +7,7 @@ import functools
 import logging
 import signal
 import sys
+from pathlib import Path
 
 THREADS = 64  # each open page holds one for its event stream
 SHUTDOWN_WAIT_S = 1.5  # requests in flight get this long to finish on Ctrl+C
@@ -34,6 +35,9 @@ def add_parser(subparsers) -> None:
                    help="another name browsers may use for this server (e.g. table.club.lan); repeatable")
     p.add_argument("--pin", default=None,
                    help="the table PIN for phones (4-12 digits; default: a new random one each start)")
+    p.add_argument("--profile", default=None, metavar="PROFILE",
+                   help="read with this tile profile (from 'rummikub-companion calibrate'); it is kept in the "
+                        "data folder beside the database and used again at the next start")
     p.set_defaults(func=run)
 
 
@@ -50,6 +54,19 @@ def phone_urls(host: str, port: int) -> list[str]:
     if ":" in address:
         address = f"[{address}]"
     return [f"http://{address}:{port}"]
+
+
+def activate_profile(data_dir: Path, given: str | None) -> Path | None:
+    """Copy ``given`` into the data folder as the active profile; use the active one there, if any."""
+    from vision.profile import ACTIVE_NAME, TileProfile, set_default_profile
+
+    active = data_dir / ACTIVE_NAME
+    if given:
+        TileProfile.load(given).save(active)  # checked before it replaces the active one
+    if not active.exists():
+        return None
+    set_default_profile(active)
+    return active
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,6 +92,12 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     urls = phone_urls(args.host, args.port) if lan else [f"http://{args.host}:{args.port}"]
     db = args.db or str(default_db_path())
+    try:
+        profile = activate_profile(Path(db).parent, args.profile)
+    except ValueError as exc:
+        return fail(str(exc))
+    if profile:
+        print(f"reading tiles with the profile {profile}", flush=True)
     lock = DatabaseLock(db, owner=urls[0])
     try:
         lock.acquire()

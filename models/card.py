@@ -20,15 +20,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.onnx_import import onnx_model_dir
 from models.plots import STAGES, confusion_matrix, read_loss_log, training_curves
 from models.train import DEFAULT_REAL, ROOT, Config
 from rules.options import find_variant
+from models.render.styles import EDITIONS, UNKNOWN_EDITION
 from rules.tiles import ALL_FACES
 from vision.datasets import LabelledImage, load_folder, split_holdout
 from vision.evaluation import evaluate
 from vision.reader import ReaderOptions, TableReader
 
 TEST_SEED = 987_654  # rendered test scenes: a seed the training never uses (it uses --seed, 0 by default)
+EDITION_SEED = 31_337  # per-edition test scenes: another unused seed
+UNKNOWN_SEED = 5_151   # the unknown edition's scenes, rows photos and layout photo
 
 
 def rendered_test_set(folder: Path, count: int) -> Path:
@@ -36,6 +40,49 @@ def rendered_test_set(folder: Path, count: int) -> Path:
         subprocess.run([sys.executable, "-m", "models.render", "--out", str(folder), "--count", str(count),
                         "--seed", str(TEST_SEED)], check=True, cwd=ROOT)
     return folder
+
+
+def edition_sets(root: Path, count: int) -> dict[str, Path]:
+    """``count`` scenes of each edition (``--edition``), seed EDITION_SEED."""
+    out = {}
+    for name in EDITIONS:
+        folder = root / name
+        if not (folder / "data.yaml").exists() or len(list((folder / "images").glob("*.jpg"))) < count:
+            subprocess.run([sys.executable, "-m", "models.render", "--out", str(folder), "--count", str(count),
+                            "--seed", str(EDITION_SEED), "--edition", name], check=True, cwd=ROOT)
+        out[name] = folder
+    return out
+
+
+def unknown_edition(reader: TableReader, root: Path, scenes: int, rows: int) -> dict:
+    """The edition training never saw: its scenes and rows photos read before and after a profile
+    calibrated on one rendered layout photo of it (all three from UNKNOWN_SEED, unused elsewhere)."""
+    from models.render.calibration import layout_photo, write_rows_photos
+    from vision.calibration import LAYOUT, calibrate, place_typed
+
+    scene_dir = root / "scenes"
+    if not (scene_dir / "data.yaml").exists() or len(list((scene_dir / "images").glob("*.jpg"))) < scenes:
+        subprocess.run([sys.executable, "-m", "models.render", "--out", str(scene_dir), "--count", str(scenes),
+                        "--seed", str(UNKNOWN_SEED), "--edition", UNKNOWN_EDITION], check=True, cwd=ROOT)
+    rows_dir = root / "rows"
+    if not (rows_dir / "data.yaml").exists():
+        write_rows_photos(rows_dir, rows, UNKNOWN_SEED, UNKNOWN_EDITION)
+    model = reader.model
+    model.set_profile(None)
+    layout = layout_photo(np.random.default_rng(UNKNOWN_SEED), UNKNOWN_EDITION)
+    started = time.perf_counter()
+    place = place_typed(model, layout.image, [list(r) for r in LAYOUT], "layout")
+    profile, _reports = calibrate(model, [place])
+    seconds = time.perf_counter() - started
+    results = {"placed": len(place.indices), "calibrate_seconds": round(seconds, 1)}
+    for name, folder in (("scenes", scene_dir), ("rows", rows_dir)):
+        items = load_folder(folder)
+        model.set_profile(None)
+        results[f"{name}_before"] = evaluate(reader, items)
+        model.set_profile(profile)
+        results[f"{name}_after"] = evaluate(reader, items)
+    model.set_profile(None)
+    return results
 
 
 def rotate_photo_90(image: np.ndarray, quads: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -91,6 +138,23 @@ def command_line(config: dict) -> str:
     return " ".join(words)
 
 
+def made_by(runs: list[tuple[Path, dict]]) -> str:
+    text = "This model was made by " + ", then ".join(f"`{command_line(c)}`" for _, c in reversed(runs)) + "."
+    first = runs[-1][1].get("init_from") if runs else ""
+    if first and onnx_model_dir(first):
+        text += (" That run started from the networks shipped before it (themselves one from-scratch run of "
+                 "`python -m models.train`, 49 minutes of training steps). Its classifier is shipped; its "
+                 "segmenter read the real photos as well but misread two tiles of `sample_images/rack.jpg`, so "
+                 "the segmenter shipped before stays.")
+    return text
+
+
+def meta_files(models_dir: Path) -> dict[str, str]:
+    """The network files model.json names (the int8 ones when shipped)."""
+    meta = json.loads((models_dir / "model.json").read_text())
+    return {k: meta[k]["file"] for k in ("detector", "classifier")}
+
+
 def row(name: str, e) -> str:
     d = e.to_dict()
     return (f"| {name} | {d['photos']} | {d['tiles']} | {d['precision']:.3f} | {d['recall']:.3f} | "
@@ -104,6 +168,9 @@ def main(argv=None) -> None:
     parser.add_argument("--real", default=str(DEFAULT_REAL))
     parser.add_argument("--rendered-test", default="runs/rendered_test")
     parser.add_argument("--rendered-count", type=int, default=150)
+    parser.add_argument("--edition-count", type=int, default=20, help="test scenes per edition")
+    parser.add_argument("--unknown-count", type=int, default=60, help="scenes of the unknown edition")
+    parser.add_argument("--unknown-rows", type=int, default=40, help="rows photos of the unknown edition")
     args = parser.parse_args(argv)
     models_dir, run_dir = Path(args.models_dir), Path(args.run_dir)
 
@@ -114,6 +181,10 @@ def main(argv=None) -> None:
     turned = {k: evaluate(reader, turned_photos(held, k, Path(args.rendered_test).parent / f"held_out_turned_{k}"))
               for k in (1, 2)}
     rendered = evaluate(reader, load_folder(rendered_test_set(Path(args.rendered_test), args.rendered_count)))
+    test_root = Path(args.rendered_test).parent
+    editions = {name: evaluate(reader, load_folder(folder))
+                for name, folder in edition_sets(test_root / "editions", args.edition_count).items()}
+    unknown = unknown_edition(reader, test_root / "unknown_edition", args.unknown_count, args.unknown_rows)
 
     labels = [t.code for t in ALL_FACES] + ["none"]
     confusion_matrix(real.confusion(), labels, models_dir / "confusion_real.png",
@@ -124,21 +195,34 @@ def main(argv=None) -> None:
     training_curves([path for path, _ in reversed(runs)] or [run_dir], models_dir / "curves.png")
     config = runs[0][1] if runs else {}
     minutes = sum(training_minutes(path) for path, _ in runs)
-    sizes = {f: (models_dir / f).stat().st_size / 1e6 for f in ("detector.onnx", "classifier.onnx")}
+    files = meta_files(models_dir)
+    sizes = {f: (models_dir / files[f]).stat().st_size / 1e6 for f in ("detector", "classifier")}
     figures = {"held_out_real": real.to_dict(), "held_out_real_turned_90": turned[1].to_dict(),
                "held_out_real_turned_180": turned[2].to_dict(), "rendered_test": rendered.to_dict(),
                "mistakes_real": real.mistakes(12), "mistakes_rendered": rendered.mistakes(12),
                "training_minutes": round(minutes, 1), "onnx_mb": round(sum(sizes.values()), 2),
+               "editions": {name: e.to_dict() for name, e in editions.items()},
+               "unknown_edition": {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in unknown.items()},
+               "files": {k: meta_files(models_dir)[k] for k in ("detector", "classifier")},
                "config": config, "measured": time.strftime("%Y-%m-%d")}
     (models_dir / "metrics.json").write_text(json.dumps(figures, indent=2) + "\n")
     (models_dir / "README.md").write_text(CARD.format(
         real_row=row("held-out real photos", real),
         turned_rows="\n".join(row(f"the same, turned {90 * k}°", e) for k, e in turned.items()),
         rendered_row=row("rendered test scenes", rendered),
+        edition_rows="\n".join(row(f"`{name}`" + (" (never trained on)" if name == UNKNOWN_EDITION else ""), e)
+                               for name, e in editions.items()),
+        unknown_rows="\n".join([
+            row(f"{UNKNOWN_EDITION} scenes, shipped reading", unknown["scenes_before"]),
+            row(f"{UNKNOWN_EDITION} scenes, after one layout photo", unknown["scenes_after"]),
+            row(f"{UNKNOWN_EDITION} tiles in rows, shipped reading", unknown["rows_before"]),
+            row(f"{UNKNOWN_EDITION} tiles in rows, after one layout photo", unknown["rows_after"])]),
+        unknown=UNKNOWN_EDITION, calibrate_seconds=unknown["calibrate_seconds"], placed=unknown["placed"],
+        edition_count=args.edition_count, files=", ".join(f"`{f}`" for f in meta_files(models_dir).values()),
         held=len(held), mistakes_real=", ".join(f"{a}→{b} ×{n}" for a, b, n in real.mistakes(12)) or "none",
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
-        made_by="This model was made by " + ", then ".join(f"`{command_line(c)}`" for _, c in reversed(runs)) + ".",
-        minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector.onnx"], cls_mb=sizes["classifier.onnx"],
+        made_by=made_by(runs),
+        minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector"], cls_mb=sizes["classifier"],
         config="\n".join(f"| `{k}` | `{v}` |" for k, v in config.items() if k not in ("run_dir", "models_dir", "real")),
     ))
     for name in ("held_out_real", "held_out_real_turned_90", "held_out_real_turned_180", "rendered_test"):
@@ -147,9 +231,10 @@ def main(argv=None) -> None:
 
 CARD = """# Tile model card
 
-Two small networks run with onnxruntime on the CPU (`vision/model.py`):
+Two small networks run with onnxruntime on the CPU (`vision/model.py`); the
+files in use are {files}:
 
-1. **Segmenter** (`detector.onnx`, {det_mb:.1f} MB): a convolutional encoder
+1. **Segmenter** ({det_mb:.1f} MB): a convolutional encoder
    (strides 2-32) with a feature-pyramid decoder. The photo is scaled so its long
    side is 768 px; the network predicts, at 1/4 resolution, the tile face and its
    *core* (the face shrunk to half size about its centre). Cores of tiles laid
@@ -158,7 +243,7 @@ Two small networks run with onnxruntime on the CPU (`vision/model.py`):
    still touch, the region is cut at the dips of its core probability into one
    tile each. Big photos whose tiles come out tiny are looked at again closer
    up.
-2. **Classifier** (`classifier.onnx`, {cls_mb:.1f} MB): each outline is
+2. **Classifier** ({cls_mb:.1f} MB): each outline is
    straightened to a 32x48 crop (long side vertical, 8 % margin) and read into
    one of 54 classes: the 53 faces (K/B/O/R 1-13, joker) or *not a readable
    tile* (face-down tiles, clutter, half of two tiles). A second output says
@@ -166,10 +251,14 @@ Two small networks run with onnxruntime on the CPU (`vision/model.py`):
    6 versus 9, are known at any rotation. A crop of a photo read with less
    than 90 % confidence (about one in five) is read again turned half a turn
    and the two readings are averaged; the live camera view reads each crop
-   once and votes over frames instead.
+   once and votes over frames instead. A third output, `features`, is the
+   128-number summary of the crop that the face layer reads: a *tile profile*
+   (below) fits its own face layer on it.
 
 `model.json` holds the class names, input sizes and constants that inference
-must share with training. Total size: {mb:.1f} MB.
+must share with training. Total size: {mb:.1f} MB. `classifier_face.npz` is
+the shipped face layer and `classifier_bank.npz` the classifier's features of
+1,620 of its training crops (30 per class), both for tile profiles.
 
 ## Data
 
@@ -179,12 +268,14 @@ must share with training. Total size: {mb:.1f} MB.
   1,790 labelled tiles, one classic edition. A fixed split
   (`vision.datasets.split_holdout`: every fifth block of four consecutive
   photos of each series) keeps {held} photos aside; they are never trained on.
-- **Rendered scenes** (`python -m models.render`): ivory and white faces,
-  classic and teal blues, several shades and fonts, several joker faces, the
-  mark below the numeral, sets, loose and face-down tiles at any rotation,
-  two-row racks seen from the front, wood/white/cloth/pattern backgrounds,
-  lighting gradients, shadows, glare, blur, perspective, noise, JPEG, hands,
-  keyboards, paper with digits.
+- **Rendered scenes** (`python -m models.render`, [docs/renderer.md](../docs/renderer.md)):
+  twelve training editions (classic ivory, today's white edition with heavy
+  rounded numerals, wooden-box ivory with teal blue and thin numerals, XP,
+  travel, ...) with their jokers in black and red, one more edition kept out
+  of training; sets, loose and face-down tiles at any rotation, racks of two
+  and three rows seen from the front and 20-60 degrees from the side,
+  wood/white/cloth/pattern backgrounds, lighting gradients, shadows, glare,
+  blur, perspective, noise, JPEG, hands, keyboards, paper with digits.
 - Any number of extra YOLO-format folders (`--extra DIR`) join the training
   set, so a club can fine-tune to its own tiles.
 
@@ -192,7 +283,8 @@ must share with training. Total size: {mb:.1f} MB.
 
 End-to-end: a tile counts when it is found (IoU ≥ 0.5 with the labelled face)
 *and* read right; F1 over all tiles. `ms` is the median per photo, whole
-reader (sets included), on the 2-core machine that trained it.
+reader (sets included), on the 2-core machine that trained it (shared with
+other work while measured, so times vary).
 
 | test set | photos | tiles | precision | recall | accuracy | F1 | photos exact | ms |
 |---|---|---|---|---|---|---|---|---|
@@ -217,12 +309,56 @@ same renderer, so they measure other editions and layouts only as well as the
 renderer imitates them. There are no real photos of other editions to
 measure on.
 
+### Per edition
+
+{edition_count} rendered scenes of each edition (`python -m models.render
+--edition NAME --seed 31337`, a seed training never uses; every kind of
+scene, tiles 20-300 px tall):
+
+| edition | photos | tiles | precision | recall | accuracy | F1 | photos exact | ms |
+|---|---|---|---|---|---|---|---|---|
+{edition_rows}
+
+### The unknown edition and tile profiles
+
+`{unknown}` is rendered but never trained on (nor its font or joker). A
+profile was calibrated on one rendered layout photo of it
+(`rummikub-companion calibrate --layout`; {placed} of 54 tiles placed,
+{calibrate_seconds:.0f} s on this machine) and the same photos read again with it. "Scenes" are
+the renderer's every kind of scene (racks, clutter, tiles down to 20 px);
+"tiles in rows" are photos of random tiles laid in upright rows, as a player
+photographs them to type them in (`models/render/calibration.py`). All from
+seed 5151, used nowhere else.
+
+| test set | photos | tiles | precision | recall | accuracy | F1 | photos exact | ms |
+|---|---|---|---|---|---|---|---|---|
+{unknown_rows}
+
+A profile refits only the classifier's last layer, on its fixed features:
+it can teach the reader a new look of numerals and jokers, not find tiles
+the segmenter misses or read crops too small or blurred for the features to
+tell apart, which is most of what is lost on the full scenes.
+
+### int8
+
+`python -m models.quantize` writes statically quantised copies (QDQ, int8
+per-channel weights; the first convolution and the output layers stay
+float, which kept every held-out code unchanged where quantising them too
+changed 15 of 338). With this segmenter and classifier they take 0.78-0.89x
+the time and change 1 of 336 held-out codes, but they misread one tile of
+`sample_images/rack.jpg` (B10 as B8), so the float files stay in use;
+`python -m models.quantize --compare train|held` repeats the comparison.
+
 ## Recipe
 
 `python -m models.train` (CPU, PyTorch; resumable; progress bars) renders the
 scenes if missing, trains the segmenter then the classifier, and exports both
-with `models/export.py` (ONNX checker, and onnxruntime compared with PyTorch).
-`python -m models.card` measures and rewrites this card. {made_by} Its training
+with `models/export.py` (ONNX checker, onnxruntime compared with PyTorch, the
+`features` output added). `--init-from models` starts from the shipped ONNX
+networks (`models/onnx_import.py` turns them back into PyTorch). `python -m
+models.quantize` writes the int8 files and points `model.json` at them,
+`python -m models.bank` the feature bank, and `python -m models.card`
+measures and rewrites this card. {made_by} Its training
 steps took {minutes:.0f} minutes on a 2-core CPU in all; rendering the scenes,
 loading the photos and the export add a few minutes (the command prints the
 whole time when it ends).

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 import onnxruntime as ort
 import torch
 
@@ -32,6 +33,33 @@ def _export(model: torch.nn.Module, example: torch.Tensor, path: Path, outputs: 
         np.testing.assert_allclose(want.numpy(), have, rtol=1e-3, atol=1e-4)
 
 
+def add_features_output(path: Path) -> None:
+    """Expose the classifier's penultimate features (the input of its face layer) as output "features".
+
+    A tile profile (``vision/profile.py``) fits its own face layer on these,
+    so a box of tiles is learned without PyTorch. The other outputs stay as
+    they were; a file that already has the output is left alone.
+    """
+    model = onnx.load(str(path))
+    graph = model.graph
+    if any(o.name == "features" for o in graph.output):
+        return
+    face = next(n for n in graph.node if n.op_type == "Gemm" and n.output[0] == "face")
+    graph.node.append(onnx.helper.make_node("Identity", [face.input[0]], ["features"], name="features"))
+    width = next(t for t in graph.initializer if t.name == face.input[1]).dims[1]
+    graph.output.append(onnx.helper.make_tensor_value_info("features", onnx.TensorProto.FLOAT, ["tiles", width]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+
+
+def write_face_layer(onnx_path: Path, out: Path) -> None:
+    """Save the classifier's face layer (weight, bias) as .npz: where every tile profile starts."""
+    graph = onnx.load(str(onnx_path)).graph
+    face = next(n for n in graph.node if n.op_type == "Gemm" and n.output[0] == "face")
+    weights = {t.name: onnx.numpy_helper.to_array(t) for t in graph.initializer}
+    np.savez(out, weight=weights[face.input[1]].astype(np.float32), bias=weights[face.input[2]].astype(np.float32))
+
+
 def export_all(detector, classifier, cfg) -> Path:
     out = Path(cfg.models_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -39,13 +67,16 @@ def export_all(detector, classifier, cfg) -> Path:
             {"image": {0: "batch", 2: "height", 3: "width"}, "maps": {0: "batch", 2: "h4", 3: "w4"}})
     _export(classifier, torch.rand(4, 3, cfg.crop_h, cfg.crop_w), out / "classifier.onnx",
             ["face", "flip"], {"image": {0: "tiles"}, "face": {0: "tiles"}, "flip": {0: "tiles"}})
+    add_features_output(out / "classifier.onnx")
+    write_face_layer(out / "classifier.onnx", out / "classifier_face.npz")
     meta = {
         "classes": [t.code for t in ALL_FACES] + ["reject"],
         "detector": {"file": "detector.onnx", "base_side": cfg.base_side, "stride": cfg.stride,
                      "core_ratio": cfg.core_ratio, "multiple": 32,
                      "outputs": ["face", "core"]},
         "classifier": {"file": "classifier.onnx", "width": cfg.crop_w, "height": cfg.crop_h,
-                       "margin": cfg.crop_margin, "outputs": ["face", "flip"]},
+                       "margin": cfg.crop_margin, "outputs": ["face", "flip", "features"],
+                       "face_layer": "classifier_face.npz"},
         "input": "RGB float32 in [0, 1], NCHW",
     }
     (out / "model.json").write_text(json.dumps(meta, indent=2) + "\n")

@@ -4,6 +4,8 @@
     python -m models.train --extra club_photos/  # also learn a club's own labelled tiles
     python -m models.train --init-from runs/train --run-dir runs/club --extra club_photos/ \
         --det-steps 500 --cls-steps 1000 --det-lr 1e-3 --cls-lr 1e-3   # fine-tune a trained model
+    python -m models.train --init-from models --run-dir runs/tuned --models-dir runs/tuned/models ...
+                                                 # fine-tune the shipped ONNX networks
 
 Reads top to bottom: settings, data, the two training loops, export. Each
 stage checkpoints every few hundred steps (settings included) and a rerun
@@ -33,6 +35,7 @@ from models.data import (
     REJECT, Photo, classifier_sample, detector_sample, load_photos, to_tensor_layout,
 )
 from models.nets import TileClassifier, TileSegmenter
+from models.onnx_import import import_network, onnx_model_dir
 from vision.datasets import load_folder, split_holdout
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +50,7 @@ class Config:
     # data
     real: list[str] = field(default_factory=lambda: [str(DEFAULT_REAL)] if DEFAULT_REAL.exists() else [])
     extra: list[str] = field(default_factory=list)  # more YOLO folders, all used for training
-    init_from: str = ""                    # a previous run folder: fine-tune its networks instead of starting afresh
+    init_from: str = ""                    # a run folder or an exported models folder: fine-tune its networks
     synthetic_dir: str = "runs/synthetic"  # rendered scenes (made if missing)
     synthetic_count: int = 1200            # rendered scenes
     real_share: float = 0.35               # fraction of samples cut from real/extra photos
@@ -137,10 +140,10 @@ class Stage:
             self.sched = torch.optim.lr_scheduler.OneCycleLR(self.opt, max_lr=lr, total_steps=steps, pct_start=0.1)
         self.path = Path(cfg.run_dir) / f"{name}.pt"
         self.log_path = Path(cfg.run_dir) / f"{name}_loss.csv"
-        if not self.path.exists() and cfg.init_from:  # fine-tuning: start from another run's weights
-            start = Path(cfg.init_from) / f"{name}.pt"
+        if not self.path.exists() and cfg.init_from and not onnx_model_dir(cfg.init_from):
+            start = Path(cfg.init_from) / f"{name}.pt"  # fine-tuning: start from another run's weights
             if not start.exists():
-                raise SystemExit(f"--init-from: {start} does not exist")
+                raise SystemExit(f"--init-from: {start} does not exist (nor {cfg.init_from}/model.json)")
             model.load_state_dict(torch.load(start, map_location="cpu", weights_only=False)["model"])
         if self.path.exists():
             state = torch.load(self.path, map_location="cpu", weights_only=False)
@@ -210,10 +213,17 @@ def dice_bce(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 FAST_LAYOUT = torch.channels_last
 
 
+def warm_start(name: str, model: torch.nn.Module, batch_fn, cfg: Config) -> None:
+    """With ``--init-from`` an exported models folder, start from its ONNX weights (new runs only)."""
+    if not cfg.init_from or not onnx_model_dir(cfg.init_from) or (Path(cfg.run_dir) / f"{name}.pt").exists():
+        return
+    batches = [batch_fn(np.random.default_rng([cfg.seed, 999_999, k]))[0] for k in range(4)]
+    import_network(model, cfg.init_from, name, batches)
+    print(f"{name}: starting from {cfg.init_from} (ONNX weights, batch norms refitted on 4 batches)", flush=True)
+
+
 def train_detector(cfg: Config, real, synth) -> TileSegmenter:
     model = TileSegmenter().to(memory_format=FAST_LAYOUT)
-    stage = Stage("detector", model, cfg.det_lr, cfg.det_steps, cfg)
-
     def batch(rng):
         samples = [detector_sample(pick(real, synth, cfg, rng), rng, cfg.det_size, cfg.base_side,
                                    cfg.core_ratio, cfg.stride) for _ in range(cfg.det_batch)]
@@ -226,14 +236,14 @@ def train_detector(cfg: Config, real, synth) -> TileSegmenter:
         total = dice_bce(out[:, :1], y[:, :1]) + 2 * dice_bce(out[:, 1:], y[:, 1:])
         return total, {"loss": f"{total.item():.3f}"}
 
+    warm_start("detector", model, batch, cfg)
+    stage = Stage("detector", model, cfg.det_lr, cfg.det_steps, cfg)
     stage.run(batch, loss)
     return model.to(memory_format=torch.contiguous_format).eval()
 
 
 def train_classifier(cfg: Config, real, synth) -> TileClassifier:
     model = TileClassifier(num_classes=REJECT + 1).to(memory_format=FAST_LAYOUT)
-    stage = Stage("classifier", model, cfg.cls_lr, cfg.cls_steps, cfg)
-
     def batch(rng):
         samples = [classifier_sample(pick(real, synth, cfg, rng), rng, (cfg.crop_w, cfg.crop_h),
                                      cfg.crop_margin, cfg.reject_rate) for _ in range(cfg.cls_batch)]
@@ -251,6 +261,8 @@ def train_classifier(cfg: Config, real, synth) -> TileClassifier:
         acc = (face.argmax(1) == labels).float().mean().item()
         return total, {"loss": f"{total.item():.3f}", "acc": f"{acc:.3f}"}
 
+    warm_start("classifier", model, batch, cfg)
+    stage = Stage("classifier", model, cfg.cls_lr, cfg.cls_steps, cfg)
     stage.run(batch, loss)
     return model.to(memory_format=torch.contiguous_format).eval()
 

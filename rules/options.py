@@ -130,14 +130,15 @@ def _check(name: str, value: Any) -> None:
     ok: bool
     if kind == "bool":
         ok = isinstance(value, bool)
-    elif kind == "int":
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    elif kind == "int|None":
-        ok = value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
+    elif kind.startswith("int"):
+        low, high = doc["range"]
+        ok = (value is None and kind == "int|None") or (
+            isinstance(value, int) and not isinstance(value, bool) and low <= value <= high)
     else:
         ok = value in doc["values"]
     if not ok:
-        allowed = doc.get("values") or kind
+        allowed = doc.get("values") or (f"a whole number from {doc['range'][0]} to {doc['range'][1]}"
+                                        + (" or null" if kind == "int|None" else ""))
         raise ValueError(f"bad value {value!r} for rule option {name} (allowed: {allowed})")
 
 
@@ -158,12 +159,12 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
     ),
     "initial_meld": dict(
         summary="points the first meld must reach from rack tiles alone (joker = tile it stands for)",
-        type="int", values=None,
+        type="int", values=None, range=(0, 200),
         source="004_* leaflet (30); 'Variations': 50 in Pressman 1987; American: 21; International: 50",
     ),
     "joker_penalty": dict(
         summary="points a joker left on a rack costs at the end of a hand",
-        type="int", values=None,
+        type="int", values=None, range=(0, 100),
         source="004_* leaflet (30); 'Variations': 25 in the Dutch Official Book, 6th ed. 1985",
     ),
     "one_high": dict(
@@ -218,12 +219,12 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
     ),
     "turn_time_limit": dict(
         summary="seconds per turn, or null for no limit",
-        type="int|None", values=None,
+        type="int|None", values=None, range=(5, 3600),
         source="004_* leaflet: 1 minute (Lemada); Sabra text: e.g. two minutes; American: none",
     ),
     "unfinished_turn_penalty": dict(
         summary="tiles drawn by a player whose time ran out with the table left invalid",
-        type="int", values=None,
+        type="int", values=None, range=(0, 10),
         source="004_* leaflet 'Incomplete Runs' and Sabra text: draw 3 tiles",
     ),
     "tile_set": dict(
@@ -243,7 +244,7 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
     ),
     "trump_bonus": dict(
         summary="International: extra points for holding the tile identical to the trump (0 = off)",
-        type="int", values=None,
+        type="int", values=None, range=(0, 500),
         source="004_* International: 'some play ... you score an extra 50 points'",
     ),
 }

@@ -133,3 +133,19 @@ def test_every_judgement_needs_the_rules_in_force(name):
     call(find_variant("american"))  # works with rules given
     with pytest.raises(TypeError, match="rules in force"):
         call(None)
+
+
+@pytest.mark.parametrize("name, low, high", [
+    ("initial_meld", 0, 200),
+    ("joker_penalty", 0, 100),
+    ("turn_time_limit", 5, 3600),
+    ("unfinished_turn_penalty", 0, 10),
+    ("trump_bonus", 0, 500),
+])
+def test_every_number_option_has_a_range_named_in_its_refusal(name, low, high):
+    sabra = find_variant("sabra")
+    assert getattr(sabra.replace(**{name: low}), name) == low
+    assert getattr(sabra.replace(**{name: high}), name) == high
+    for bad in (low - 1, high + 1, 10**30):
+        with pytest.raises(ValueError, match=f"{name}.*from {low} to {high}"):
+            sabra.replace(**{name: bad})

@@ -11,7 +11,7 @@ import pytest
 
 from models.render import EDITIONS, random_style, render_scene, render_tile
 from models.render.__main__ import data_yaml, main as render_main
-from models.render.layout import Layout, Spot, line_of_tiles
+from models.render.layout import Layout, Spot, line_of_tiles, rack_layout
 from models.render.scene import compose, render_drawn
 from models.render.backgrounds import background
 from models.render.samples import render_sample
@@ -210,3 +210,54 @@ def test_cli_output_does_not_depend_on_the_worker_count(tmp_path):
     render_main(["--out", str(two), "--count", "2", "--seed", "9", "--size", "640x480", "--workers", "2"])
     for name in ("000000.txt", "000001.txt"):
         assert (one / "labels" / name).read_text() == (two / "labels" / name).read_text()
+
+
+# ---------------------------------------------------------------- editions and racks
+
+def test_the_unknown_edition_its_font_and_joker_never_reach_training_scenes():
+    from models.render.styles import UNKNOWN_EDITION
+
+    held = EDITIONS[UNKNOWN_EDITION]
+    rng = np.random.default_rng(0)
+    styles = [random_style(rng) for _ in range(400)]
+    assert not any(s.name == UNKNOWN_EDITION or s.font == held.font or s.joker == held.joker for s in styles)
+    assert sum(s.name == "modern" for s in styles) > 400 / len(EDITIONS)  # today's edition is drawn most
+    unknown = random_style(rng, UNKNOWN_EDITION)
+    assert unknown.font == held.font and unknown.joker == held.joker
+
+
+def test_modern_numerals_fill_about_two_thirds_of_the_face_without_a_disc():
+    style = EDITIONS["modern"]
+    assert not style.recess and style.mark == "edge"
+    crop = render_tile(style, 4, 150)  # K5
+    ys = np.nonzero(ink(crop))[0]
+    assert 0.55 <= (ys.max() - ys.min()) / crop.shape[0] <= 0.75
+
+
+def test_paired_jokers_are_one_black_and_one_red():
+    style = EDITIONS["modern"]
+    assert style.joker_pair
+    rng = np.random.default_rng(2)
+    spots = line_of_tiles([52, 52], (250, 240), 0.0, 120, style.aspect, rng)
+    drawn = compose(rng, background(rng, 640, 480, "felt"), Layout(spots=spots), style, tile_height=120,
+                    effects=0.0, homography=np.eye(3), lift=(0.0, 0.0))
+    reds = []
+    for _, quad in drawn.labels:
+        hsv = cv2.cvtColor(upright_crop(drawn.image, quad), cv2.COLOR_BGR2HSV)
+        inked = ink(upright_crop(drawn.image, quad))
+        reds.append(float(np.mean(hsv[..., 1][inked] > 110)))
+    assert min(reds) < 0.3 < 0.7 < max(reds)  # one face in black ink, the other in red
+
+
+def test_racks_come_with_three_rows_and_seen_from_the_side():
+    rows, sides = set(), 0
+    for seed in range(30):
+        drawn = render_drawn(np.random.default_rng([8, seed]), (1000, 750), kind="rack")
+        widths = [np.linalg.norm(q[1] - q[0]) for q, ok in zip(drawn.quads, drawn.labelled) if ok]
+        if len(widths) > 6:
+            sides += max(widths) / min(widths) > 1.5  # the near end of a side view is larger
+    for seed in range(40):
+        layout = rack_layout(np.random.default_rng(seed), (1000, 750), 60, 0.72)
+        rows.add(len(layout.racks[0].ledges))
+    assert rows == {2, 3}
+    assert sides >= 3

@@ -14,6 +14,7 @@ import numpy as np
 import onnxruntime as ort
 
 from vision.crops import order_upright, rotate_half_turn, warp_crop
+from vision.profile import ProfileError, TileProfile, classifier_id, default_profile
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -47,12 +48,16 @@ class TileModel:
     """Finds and reads every face-up tile in a BGR image."""
 
     def __init__(self, model_dir: str | Path, threads: int | None = None,
-                 core_threshold: float = 0.5, min_score: float = 0.05, second_look: bool = True):
+                 core_threshold: float = 0.5, min_score: float = 0.05, second_look: bool = True,
+                 profile: TileProfile | str | Path | None = None):
+        """``profile``: a box's tile profile (file or object); None: the process default
+        (:func:`vision.profile.set_default_profile`), usually none."""
         model_dir = Path(model_dir)
         meta_path = model_dir / "model.json"
         if not meta_path.exists():
             raise ModelMissingError(f"{meta_path}: no model here (train one with 'python -m models.train')")
         self.meta = json.loads(meta_path.read_text())
+        self.model_dir = model_dir
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -72,6 +77,22 @@ class TileModel:
         self.core_threshold = core_threshold
         self.min_score = min_score
         self.second_look = second_look  # read unsure crops turned half a turn too, and average
+        self.classifier_id = classifier_id(model_dir / cls["file"])
+        self.has_features = "features" in [o.name for o in self.classifier.get_outputs()]
+        self.profile: TileProfile | None = None
+        self.set_profile(profile if profile is not None else default_profile())
+
+    def set_profile(self, profile: TileProfile | str | Path | None) -> None:
+        """Read faces with a box's own face layer (a profile file or object), or with the shipped one (None)."""
+        if profile is not None and not isinstance(profile, TileProfile):
+            profile = TileProfile.load(profile)
+        if profile is not None:
+            if not self.has_features:
+                raise ProfileError("this classifier has no 'features' output, so it cannot use a profile "
+                                   "(export it again with models/export.py)")
+            if profile.classifier != self.classifier_id:
+                raise ProfileError("the profile was made for another classifier; calibrate again with this model")
+        self.profile = profile
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, **kwargs) -> "TileModel":
@@ -147,9 +168,37 @@ class TileModel:
         return face, upside_down
 
     def _read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        face, flip, features = self.read_crops_raw(crops)
+        probs = _softmax(face) if self.profile is None else self.profile.probabilities(face, features)
+        return probs, _softmax(flip)[:, 1]
+
+    def read_crops_raw(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The shipped classifier's face and flip logits and its features (None without that output)."""
         x = cv2.dnn.blobFromImages(crops, 1 / 255.0, swapRB=True)  # as the detector's input: NCHW RGB in [0, 1]
-        face, flip = self.classifier.run(None, {"image": x})
-        return _softmax(face), _softmax(flip)[:, 1]
+        out = self.classifier.run(None, {"image": x})
+        return out[0], out[1], (out[2] if len(out) > 2 else None)
+
+    def face_layer(self) -> tuple[np.ndarray, np.ndarray]:
+        """(weight, bias) of the shipped classifier's face layer, the start of every profile.
+
+        Exported beside the classifier (``face_layer`` in model.json), so no
+        ONNX parser is needed at run time.
+        """
+        name = self.meta["classifier"].get("face_layer")
+        if not name or not (self.model_dir / name).exists():
+            raise ProfileError(f"{self.model_dir}: no face layer file beside the classifier (export it again)")
+        with np.load(self.model_dir / name, allow_pickle=False) as data:
+            return data["weight"].astype(np.float32), data["bias"].astype(np.float32)
+
+    def feature_bank(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(features, classes) of training crops computed with this classifier, or None if absent or stale."""
+        name = self.meta["classifier"].get("feature_bank")
+        if not name or not (self.model_dir / name).exists():
+            return None
+        with np.load(self.model_dir / name, allow_pickle=False) as data:
+            if bytes(data["classifier"]).decode() != self.classifier_id:
+                return None
+            return data["features"].astype(np.float32), data["labels"].astype(np.int64)
 
     def detect(self, image: np.ndarray) -> TileDetections:
         """Every face-up tile: quads in reading order, tile index, confidence."""

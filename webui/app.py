@@ -48,11 +48,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     if app.config["TICKER"]:
         companion.start()
 
-    from webui import api, events, pages
+    from webui import api, events, pages, teach
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)
+    app.register_blueprint(teach.bp)  # "Teach your tiles": /teach
     _register_errors(app)
     return app
 

@@ -65,6 +65,7 @@ def option_fields(options: RuleOptions) -> list[dict]:
         else:
             widget, pairs = "number", []
             value = "" if value is None else value
+        low, high = doc.get("range", (None, None))
         out.append({"name": name, "label": label, "type": doc["type"], "widget": widget, "choices": pairs,
-                    "value": value, "main": name in MAIN})
+                    "value": value, "main": name in MAIN, "min": low, "max": high})
     return out

@@ -1,4 +1,4 @@
-"""``python -m models.render --out DIR --count N --seed S [--size WxH] [--workers K]``
+"""``python -m models.render --out DIR --count N --seed S [--size WxH] [--workers K] [--edition NAME]``
 
 Writes DIR/images/NNNNNN.jpg, DIR/labels/NNNNNN.txt (``cls x1 y1 ... x4 y4``,
 face corners in reading order, normalised), DIR/sets/NNNNNN.txt (which tiles
@@ -19,9 +19,10 @@ import cv2
 import numpy as np
 
 from models.render.scene import EXTRA_KINDS, KINDS, SIZES, render_drawn
+from models.render.styles import EDITIONS, UNKNOWN_EDITION
+from rules.tiles import Tile
 
 KINDS_CHOICES = sorted(set(KINDS) | set(EXTRA_KINDS))
-from rules.tiles import Tile
 
 
 def data_yaml() -> str:
@@ -51,12 +52,12 @@ def label_lines(labels, size) -> str:
 
 
 def render_one(job: tuple[str, int, int, tuple[int, int] | None, str | None]) -> int:
-    out, seed, i, size, kind = job
+    out, seed, i, size, kind, edition = job
     cv2.setNumThreads(1)  # workers run side by side; OpenCV's own threads would only compete
     rng = np.random.default_rng([seed, i])
     if size is None:
         size = SIZES[rng.integers(len(SIZES))]
-    drawn = render_drawn(rng, size, kind)
+    drawn = render_drawn(rng, size, kind, edition=edition)
     image, labels = drawn.image, drawn.labels
     name = f"{i:06d}"
     quality = int(rng.integers(55, 96))
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kind", choices=KINDS_CHOICES, default=None,
                         help="one kind of scene only (default: a random kind per scene)")
     parser.add_argument("--start", type=int, default=0, help="index of the first scene (to add to a folder)")
+    parser.add_argument("--edition", choices=sorted(EDITIONS), default=None,
+                        help=f"every scene in this edition (default: random, never {UNKNOWN_EDITION!r})")
     args = parser.parse_args(argv)
     if args.count < 0:
         parser.error("--count must be 0 or more")
@@ -84,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "labels").mkdir(parents=True, exist_ok=True)
     (args.out / "sets").mkdir(parents=True, exist_ok=True)
     (args.out / "data.yaml").write_text(data_yaml())
-    jobs = [(str(args.out), args.seed, i, args.size, args.kind) for i in range(args.start, args.start + args.count)]
+    jobs = [(str(args.out), args.seed, i, args.size, args.kind, args.edition)
+            for i in range(args.start, args.start + args.count)]
     started, tiles = time.perf_counter(), 0
     cv2.setNumThreads(1)
     if args.workers > 1:

@@ -1,4 +1,4 @@
-"""Where tiles go: sets edge to edge, loose tiles, face-down tiles and two-row racks.
+"""Where tiles go: sets edge to edge, loose tiles, face-down tiles and racks of two or three rows.
 
 Positions are in canvas pixels before the camera's perspective; a tile is a
 centre, a height and an angle (degrees, clockwise on screen, 0 = upright).
@@ -380,12 +380,16 @@ RACK_COLORS = ((30, 30, 30), (25, 45, 80), (90, 50, 20), (40, 80, 40), (150, 180
 
 def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, aspect: float,
                 center: tuple[float, float] | None = None, rows: list[list[int]] | None = None,
-                angle: float | None = None) -> Layout:
-    """A two-row rack seen from the front: tiles standing in two rows on ledges."""
+                angle: float | None = None, room: float | None = None) -> Layout:
+    """A two- or three-row rack seen from the front: tiles standing in rows on ledges.
+
+    ``room``: the canvas length the rack may take (default: the frame's side
+    along it; longer for a rack that :func:`rack_side_view` will foreshorten).
+    """
     if angle is None:
         angle = float(rng.normal(0, 4)) if rng.random() < 0.85 else float(rng.choice([90.0, 180.0, 270.0]))
     W, H = size
-    room = H if round(angle / 90) % 2 else W
+    room = room or (H if round(angle / 90) % 2 else W)
     squash = float(rng.uniform(0.75, 1.0)) if rows is None else 0.92
     th = height * squash
     width = height * aspect
@@ -393,7 +397,7 @@ def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, 
         length = min(room * 0.85, width * float(rng.uniform(11, 16)))
         per_row = max(2, int(length / (width * 1.04)))
         rows = []
-        for _ in range(2):
+        for _ in range(3 if rng.random() < 0.3 else 2):
             n = int(rng.integers(per_row // 2, per_row + 1))
             rows.append([int(i) for i in rng.integers(0, 53, n)])
         gaps = 0.08
@@ -401,7 +405,7 @@ def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, 
         length = max(len(r) for r in rows) * width * 1.03 + width
         gaps = 0.0
     step = 0.30 * height  # ledge between the rows
-    total_h = 2 * th + step + 0.35 * height
+    total_h = len(rows) * th + (len(rows) - 1) * step + 0.35 * height
     if center is None:
         center = (W / 2 + rng.uniform(-0.05, 0.05) * W, H / 2 + rng.uniform(-0.15, 0.15) * H)
     a = np.radians(angle)
@@ -436,7 +440,22 @@ def rack_layout(rng: np.random.Generator, size: tuple[int, int], height: float, 
         foot = row_top + th
         ledges.append(to_canvas([[-length / 2 - 0.2 * width, foot - 0.06 * height],
                                  [length / 2 + 0.2 * width, foot - 0.06 * height],
-                                 [length / 2 + 0.2 * width, foot + (0.2 if r == 0 else 0.35) * height],
-                                 [-length / 2 - 0.2 * width, foot + (0.2 if r == 0 else 0.35) * height]]))
+                                 [length / 2 + 0.2 * width, foot + (0.2 if r < len(rows) - 1 else 0.35) * height],
+                                 [-length / 2 - 0.2 * width, foot + (0.2 if r < len(rows) - 1 else 0.35) * height]]))
     layout.racks.append(Rack(body, ledges, color))
     return layout
+
+
+def rack_side_view(center: tuple[float, float], yaw: float, distance: float) -> np.ndarray:
+    """Canvas-to-image matrix of a camera turned ``yaw`` degrees about the vertical through ``center``.
+
+    A rack photographed from the side: its near end is larger than its far
+    end and every tile is narrowed by about cos(yaw). ``distance`` is the
+    camera's distance in pixels (a few frame widths; nearer is stronger).
+    """
+    a = np.radians(yaw)
+    cx, cy = center
+    to_centre = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
+    turn = np.array([[distance * np.cos(a), 0, 0], [0, distance, 0], [np.sin(a), 0, distance]], np.float64)
+    back = np.array([[1, 0, cx], [0, 1, cy], [0, 0, 1]], np.float64)
+    return back @ turn @ to_centre

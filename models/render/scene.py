@@ -15,16 +15,19 @@ import numpy as np
 from models.render import camera
 from models.render.backgrounds import background
 from models.render.clutter import add_distractors, add_occluders
-from models.render.layout import (Layout, Occupancy, messy_layout, rack_layout, rows_layout, scatter_layout,
-                                  table_layout)
+from models.render.layout import (
+    Layout, Occupancy, messy_layout, rack_layout, rack_side_view, rows_layout, scatter_layout,
+    table_layout,
+)
 from models.render.styles import Style, random_style
 from models.render.tiles import face_size, tile_back, tile_face
+from rules.tiles import JOKER_INDEX
 
 VISIBLE = 0.7  # share of a face that must be seen for the tile to be labelled
 MIN_LABEL_HEIGHT = 12.0  # pixels; smaller faces are left unlabelled
 SIZES = ((1000, 750), (1000, 750), (1000, 750), (750, 1000), (750, 1000), (640, 480), (800, 600),
          (1280, 960), (960, 1280), (1600, 1200), (1200, 1600))
-KINDS = ("table", "table", "rows", "rows", "scatter", "rack", "rack", "closeup")
+KINDS = ("table", "table", "rows", "rows", "scatter", "rack", "rack", "rack", "closeup")
 # kinds drawn only when asked for (``--kind``): adding them to KINDS would change every scene a seed gives,
 # and with it the training data a shipped model was made from
 EXTRA_KINDS = ("messy",)
@@ -135,9 +138,14 @@ def compose(rng: np.random.Generator, canvas: np.ndarray, layout: Layout, style:
     full = np.zeros(len(spots) + 1, np.int64)
     side_color = tuple(float(c) * rng.uniform(0.6, 0.85) for c in style.face)
     gloss = rng.uniform(-0.25, 0.25, 2) if rng.random() < 0.3 * effects else None
+    jokers = 0
     for k, (spot, quad, tl) in enumerate(zip(spots, quads, lifts), start=1):
         h = max(8, int(round(spot.height)))
-        face, alpha = tile_face(style, spot.index, h) if spot.index is not None else tile_back(style, h)
+        if spot.index is None:
+            face, alpha = tile_back(style, h)
+        else:  # a box's two jokers take turns, so both faces of a red-and-black pair appear
+            face, alpha = tile_face(style, spot.index, h, second_joker=spot.index == JOKER_INDEX and jokers % 2 == 1)
+            jokers += spot.index == JOKER_INDEX
         if gloss is not None:  # glossy plastic: brighter towards the lamp
             fh, fw = face.shape[:2]
             ramp = (np.linspace(-0.5, 0.5, fw, dtype=np.float32)[None, :] * gloss[0]
@@ -192,21 +200,23 @@ def _log_uniform(rng, lo, hi):
     return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
 
 
-def render_scene(rng: np.random.Generator, size: tuple[int, int] = (1000, 750)):
+def render_scene(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), edition: str | None = None):
     """A random table scene: (BGR uint8 image, [(tile_index, quad (4, 2) float32 pixels), ...]).
 
     Quads are the tile faces' corners TL, TR, BR, BL of the upright tile.
+    ``edition`` names the tiles' edition (default: a random training edition).
     """
-    drawn = render_drawn(rng, size)
+    drawn = render_drawn(rng, size, edition=edition)
     return drawn.image, drawn.labels
 
 
-def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), kind: str | None = None) -> Drawn:
+def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), kind: str | None = None,
+                 edition: str | None = None) -> Drawn:
     """Like :func:`render_scene`, keeping face-down and hidden tiles in the result too."""
     W, H = size
     short = min(W, H)
     kind = kind or str(rng.choice(KINDS))
-    style = random_style(rng)
+    style = random_style(rng, edition)
     effects = float(rng.uniform(0.3, 1.0))
     canvas = background(rng, W, H)
     homography = camera.random_homography(rng, (W, H), effects)
@@ -231,11 +241,20 @@ def render_drawn(rng: np.random.Generator, size: tuple[int, int] = (1000, 750), 
     if rng.random() < 0.5 and kind != "closeup":
         add_distractors(rng, canvas, occ, height, int(rng.integers(1, 4)))
     if kind == "rack":
-        layout = rack_layout(rng, (W, H), height, style.aspect)
+        side_view = rng.random() < 0.4  # seen from the side, 20-60 degrees off the front
+        if side_view:
+            yaw = float(rng.uniform(20, 60) * rng.choice([-1, 1]))
+            center = (W / 2 + rng.uniform(-0.05, 0.05) * W, H / 2 + rng.uniform(-0.15, 0.15) * H)
+            side = rack_side_view(center, yaw, float(rng.uniform(1.5, 3.0) * max(W, H)))
+            homography = camera.random_homography(rng, (W, H), 0.5 * effects) @ side
+            layout = rack_layout(rng, (W, H), height, style.aspect, center=center, angle=float(rng.normal(0, 3)),
+                                 room=W / np.cos(np.radians(yaw)))
+        else:
+            layout = rack_layout(rng, (W, H), height, style.aspect)
         for spot in layout.spots:
             occ.take(spot.quad(style.aspect)[None].reshape(-1, 2), 0.3 * height)
         occ.take(layout.racks[0].body, 4)
-        if rng.random() < 0.6:
+        if not side_view and rng.random() < 0.6:
             layout.add(table_layout(rng, (W, H), height * rng.uniform(0.8, 1.1), style.aspect, occ, max_tiles=30))
     elif kind == "scatter":
         layout = scatter_layout(rng, (W, H), height, style.aspect, occ, int(rng.integers(3, 30)))

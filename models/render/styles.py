@@ -20,6 +20,8 @@ FONT_FILES = (
     "DejaVuSerifCondensed-Bold.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSans.ttf",
     "LiberationSans-Bold.ttf", "LiberationSansNarrow-Bold.ttf", "LiberationSerif-Bold.ttf",
     "LiberationMono-Bold.ttf", "FreeSansBold.ttf", "FreeSerifBold.ttf", "FreeMonoBold.ttf",
+    # thin numerals of old wooden-box sets
+    "LiberationSans-Regular.ttf", "DejaVuSansCondensed.ttf", "LiberationSansNarrow-Regular.ttf",
 )
 
 # Hershey fonts stand in when no TTF file (or no Pillow) is available.
@@ -52,9 +54,18 @@ REDS = ((40, 30, 210), (50, 40, 190), (30, 20, 225), (60, 30, 170), (70, 50, 200
 
 FACES_IVORY = ((203, 229, 240), (196, 223, 236), (210, 233, 243), (190, 217, 230))
 FACES_WHITE = ((245, 246, 246), (238, 240, 240), (250, 250, 248))
+FACE_CREAM = (178, 222, 242)  # the unknown edition's yellowish plastic
 
-JOKER_DESIGNS = ("smiley", "smiley_red", "smiley_colour", "jester", "filled", "letter", "sun", "sun_red")
-MARKS = ("ring", "logo", "frame", "dot", "bar", "none")  # "none": 6 and 9 are underlined instead
+JOKER_DESIGNS = ("smiley", "smiley_red", "smiley_colour", "jester", "filled", "letter", "sun", "sun_red",
+                 "grin", "grin_red", "star", "star_red", "mask", "crown")
+# a box holds two jokers: editions with a pair print one face in black and the other in red
+JOKER_RED_TWIN = {"smiley": "smiley_red", "sun": "sun_red", "grin": "grin_red", "star": "star_red"}
+# "none": 6 and 9 are underlined instead; "edge": a small logo on the bottom edge; "xp": the XP sets' mark
+MARKS = ("ring", "logo", "frame", "dot", "bar", "none", "edge", "xp")
+
+# Kept out of training entirely (edition, its font and its joker), so rendered
+# scenes of it measure how the model and calibration cope with a box never seen.
+UNKNOWN_EDITION = "heirloom"
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,8 @@ class Style:
     mark: str = "logo"                  # small mark below the numeral: tells 6 from 9
     underline_69: bool = False          # some editions underline 6 and 9
     joker: str = "smiley"
+    joker_pair: bool = False            # one joker black, the other red (JOKER_RED_TWIN)
+    rounded: float = 0.0                # rounding of the numeral's corners / numeral height (modern tiles)
     aspect: float = 0.74                # face width / height
     rim: float = 0.06                   # bevel width / face height
     corner: float = 0.10                # corner radius / face height
@@ -81,8 +94,8 @@ class Style:
     @property
     def key(self) -> tuple:
         return (self.name, self.face, self.inks, self.font, self.numeral_height, self.numeral_width,
-                self.numeral_y, self.weight, self.recess, self.mark, self.underline_69, self.joker, self.aspect,
-                self.rim, self.corner)
+                self.numeral_y, self.weight, self.recess, self.mark, self.underline_69, self.joker, self.joker_pair,
+                self.rounded, self.aspect, self.rim, self.corner)
 
 
 def _font(*names: str) -> str:
@@ -116,10 +129,44 @@ def _editions() -> dict[str, Style]:
         "large_print": Style("large_print", FACES_WHITE[2], (BLACKS[0], BLUES_TEAL[1], ORANGES[4], REDS[4]),
                              _font("DejaVuSansCondensed-Bold.ttf"), numeral_height=0.50, numeral_y=0.42,
                              recess=False, mark="none", underline_69=True, joker="letter"),
+        # today's shop edition: white, heavy rounded numerals filling two thirds of the face, no disc
+        "modern": Style("modern", FACES_WHITE[2], (BLACKS[3], BLUES_CLASSIC[0], ORANGES[2], REDS[2]),
+                        _font("DejaVuSans-Bold.ttf"), numeral_height=0.62, numeral_width=1.05, numeral_y=0.45,
+                        weight=0.015, rounded=0.05, recess=False, mark="edge", underline_69=True, joker="grin",
+                        joker_pair=True, aspect=0.72, corner=0.12),
+        # old wooden-box sets: ivory tiles, teal blue, thin numerals
+        "wooden": Style("wooden", FACES_IVORY[0], (BLACKS[1], BLUES_TEAL[2], ORANGES[3], REDS[3]),
+                        _font("LiberationSans-Regular.ttf"), numeral_height=0.40, numeral_y=0.40, weight=-0.01,
+                        recess=False, mark="dot", underline_69=True, joker="smiley", joker_pair=True,
+                        aspect=0.70, rim=0.04, corner=0.06),
+        "wooden_narrow": Style("wooden_narrow", FACES_IVORY[3], (BLACKS[2], BLUES_TEAL[1], ORANGES[0], REDS[1]),
+                               _font("LiberationSansNarrow-Regular.ttf"), numeral_height=0.44, recess=True,
+                               mark="none", underline_69=True, joker="star", joker_pair=True, aspect=0.68,
+                               corner=0.05),
+        "xp": Style("xp", FACES_IVORY[2], classic_inks, _font("DejaVuSansCondensed-Bold.ttf"), numeral_height=0.40,
+                    numeral_y=0.39, mark="xp", joker="sun", joker_pair=True, aspect=0.73),
+        "travel_mini": Style("travel_mini", FACES_WHITE[0], (BLACKS[0], BLUES_CLASSIC[3], ORANGES[4], REDS[4]),
+                             _font("DejaVuSansCondensed.ttf"), numeral_height=0.46, recess=False, mark="bar",
+                             joker="mask", aspect=0.66, corner=0.08),
+        UNKNOWN_EDITION: Style(UNKNOWN_EDITION, FACE_CREAM, ((30, 20, 10), (120, 60, 0), (0, 100, 220),
+                                                              (20, 20, 160)),
+                               _font("LiberationSerif-Bold.ttf"), numeral_height=0.46, numeral_y=0.41,
+                               recess=False, mark="frame", underline_69=True, joker="crown", aspect=0.76),
     }
 
 
 EDITIONS: dict[str, Style] = _editions()
+# editions, fonts and jokers random scenes draw from: all but the unknown edition's
+TRAINING_EDITIONS = tuple(name for name in EDITIONS if name != UNKNOWN_EDITION)
+# today's edition is what most players own: drawn three times as often as any other
+EDITION_WEIGHTS = np.array([3.0 if name == "modern" else 1.0 for name in TRAINING_EDITIONS]) / (
+    len(TRAINING_EDITIONS) + 2.0)
+TRAINING_JOKERS = tuple(j for j in JOKER_DESIGNS if j != EDITIONS[UNKNOWN_EDITION].joker)
+
+
+def training_fonts() -> tuple[str, ...]:
+    held = EDITIONS[UNKNOWN_EDITION].font
+    return tuple(f for f in available_fonts() if f != held) or available_fonts()
 
 
 def _near(rng: np.random.Generator, color: tuple[int, int, int], spread: float) -> tuple[int, int, int]:
@@ -127,32 +174,42 @@ def _near(rng: np.random.Generator, color: tuple[int, int, int], spread: float) 
 
 
 def random_style(rng: np.random.Generator, edition: str | None = None) -> Style:
-    """An edition (random unless named) with its inks, font, plastic and proportions jittered."""
+    """An edition (random unless named) with its inks, font, plastic and proportions jittered.
+
+    A random edition is never the unknown one, and a jittered training style
+    never borrows its font or joker.
+    """
+    unknown = edition == UNKNOWN_EDITION
     if edition is None:
-        edition = str(rng.choice(list(EDITIONS)))
+        edition = str(rng.choice(TRAINING_EDITIONS, p=EDITION_WEIGHTS))
     if edition not in EDITIONS:
         raise ValueError(f"{edition!r} is not an edition (one of {', '.join(EDITIONS)})")
     base = EDITIONS[edition]
     pools = (BLACKS, BLUES_TEAL if rng.random() < 0.3 else BLUES_CLASSIC, ORANGES, REDS)
     inks = tuple(_near(rng, p[rng.integers(len(p))], 8) for p in pools)
-    faces = FACES_WHITE if rng.random() < 0.35 else FACES_IVORY
+    white = 0.85 if base.face in FACES_WHITE else 0.2
+    faces = (FACE_CREAM,) if unknown else FACES_WHITE if rng.random() < white else FACES_IVORY
     shade = rng.normal(0, 5)  # plastic varies in brightness far more than in hue
     face = tuple(int(np.clip(c + shade + rng.normal(0, 1.5), 0, 255)) for c in faces[rng.integers(len(faces))])
-    fonts = available_fonts()
+    fonts = available_fonts() if unknown else training_fonts()
+    jokers = TRAINING_JOKERS if not unknown else (base.joker,)
     return replace(
         base,
         face=face,
         back=tuple(int(c * rng.uniform(0.88, 1.0)) for c in face),  # backs are the same plastic
         inks=inks,
-        font=base.font if rng.random() < 0.5 else str(fonts[rng.integers(len(fonts))]),
-        numeral_height=float(np.clip(base.numeral_height * rng.uniform(0.85, 1.15), 0.26, 0.6)),
-        numeral_width=float(rng.uniform(0.85, 1.15)),
+        font=base.font if unknown or rng.random() < 0.5 else str(fonts[rng.integers(len(fonts))]),
+        numeral_height=float(np.clip(base.numeral_height * rng.uniform(0.85, 1.15), 0.26, 0.68)),
+        numeral_width=float(base.numeral_width * rng.uniform(0.85, 1.15)),
         numeral_y=float(base.numeral_y + rng.uniform(-0.03, 0.03)),
-        weight=float(rng.choice([0.0, 0.0, rng.uniform(-0.02, -0.01), rng.uniform(0.015, 0.05)])),
+        weight=float(base.weight + rng.choice([0.0, 0.0, rng.uniform(-0.02, -0.01), rng.uniform(0.015, 0.05)])),
+        rounded=float(base.rounded * rng.uniform(0.5, 1.5) if base.rounded else
+                      (rng.uniform(0.02, 0.06) if rng.random() < 0.15 else 0.0)),
         recess=base.recess if rng.random() < 0.8 else not base.recess,
         mark=base.mark if rng.random() < 0.6 else str(rng.choice(MARKS)),
         underline_69=base.underline_69 if rng.random() < 0.8 else not base.underline_69,
-        joker=base.joker if rng.random() < 0.5 else str(rng.choice(JOKER_DESIGNS)),
+        joker=base.joker if rng.random() < 0.5 else str(rng.choice(jokers)),
+        joker_pair=base.joker_pair if rng.random() < 0.7 else not base.joker_pair,
         aspect=float(base.aspect * rng.uniform(0.94, 1.06)),
         rim=float(rng.uniform(0.03, 0.08)),
         corner=float(rng.uniform(0.04, 0.14)),

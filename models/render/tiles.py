@@ -11,7 +11,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from models.render.styles import Style
+from models.render.styles import JOKER_RED_TWIN, Style
 from rules.tiles import JOKER_INDEX, Tile
 
 GLYPH_SIZE = 160  # font size the numeral masks are rendered at
@@ -108,8 +108,12 @@ def _paint(img: np.ndarray, mask: np.ndarray, x: int, y: int, color) -> None:
 
 
 def _text(img: np.ndarray, font: str, text: str, cx: float, cy: float, height: float, max_width: float,
-          stretch: float, color, weight: float = 0.0) -> tuple[int, int, int, int]:
-    """Draw ``text`` centred at (cx, cy), ``height`` tall; returns its box (x0, y0, x1, y1)."""
+          stretch: float, color, weight: float = 0.0, rounded: float = 0.0) -> tuple[int, int, int, int]:
+    """Draw ``text`` centred at (cx, cy), ``height`` tall; returns its box (x0, y0, x1, y1).
+
+    ``rounded`` (a share of the height) blurs the strokes and cuts them again
+    at half coverage, which rounds their corners like moulded modern numerals.
+    """
     mask = glyph_mask(font, text)
     gh, gw = mask.shape
     h = max(3, int(round(height)))
@@ -121,12 +125,20 @@ def _text(img: np.ndarray, font: str, text: str, cx: float, cy: float, height: f
     if k >= 1:  # heavier or lighter strokes than the font's own
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
         small = cv2.dilate(small, kernel) if weight > 0 else cv2.erode(small, kernel)
+    if rounded * h >= 1.0:
+        pad = int(np.ceil(2 * rounded * h))
+        small = cv2.GaussianBlur(cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0),
+                                 (0, 0), rounded * h)
+        small = np.clip((small.astype(np.float32) - 128.0) * 4.0 + 128.0, 0, 255).astype(np.uint8)
+        x, y = int(round(cx - w / 2)) - pad, int(round(cy - h / 2)) - pad
+        _paint(img, small, x, y, color)
+        return x + pad, y + pad, x + pad + w, y + pad + h
     x, y = int(round(cx - w / 2)), int(round(cy - h / 2))
     _paint(img, small, x, y, color)
     return x, y, x + w, y + h
 
 
-def _draw_joker(img: np.ndarray, style: Style, width: int, height: int) -> None:
+def _draw_joker(img: np.ndarray, style: Style, width: int, height: int, design: str) -> None:
     """A joker face in the numeral's place; designs differ by edition."""
     black, blue, orange, red = (tuple(float(c) for c in ink) for ink in style.inks)
     cx, cy = width / 2, style.numeral_y * height + 0.03 * height
@@ -134,7 +146,6 @@ def _draw_joker(img: np.ndarray, style: Style, width: int, height: int) -> None:
     S = 16  # sub-pixel shift for smooth small drawings
     c = (int(cx * S), int(cy * S))
     t = max(1, int(round(r * 0.13)))
-    design = style.joker
 
     def circle(center, radius, color, thickness):
         cv2.circle(img, (int(center[0] * S), int(center[1] * S)), int(radius * S), color, thickness,
@@ -159,6 +170,36 @@ def _draw_joker(img: np.ndarray, style: Style, width: int, height: int) -> None:
         circle((cx, cy), r, red, max(1, t // 2))
         eyes(black)
         smile(black, t)
+        return
+    if design.startswith("grin"):  # today's jokers: a big bold face filling most of the tile
+        ink = red if design == "grin_red" else black
+        big = 0.42 * width
+        circle((cx, cy), big, ink, max(1, int(round(big * 0.16))))
+        for dx in (-0.35, 0.35):
+            circle((cx + dx * big, cy - 0.25 * big), 0.13 * big, ink, -1)
+        cv2.ellipse(img, c, (int(big * 0.55 * S), int(big * 0.5 * S)), 0, 10, 170, ink, -1, cv2.LINE_AA, shift=4)
+        return
+    if design.startswith("star"):
+        ink = red if design == "star_red" else black
+        angles = np.pi / 2 + np.arange(10) * np.pi / 5
+        radii = np.where(np.arange(10) % 2 == 0, 1.25 * r, 0.55 * r)
+        pts = np.stack([cx - radii * np.cos(angles), cy - radii * np.sin(angles)], 1)
+        cv2.fillPoly(img, [np.round(pts * S).astype(np.int32)], ink, cv2.LINE_AA, shift=4)
+        return
+    if design == "mask":  # a domino mask over a smiling face
+        circle((cx, cy), r, orange, t)
+        mask = np.array([[cx - 0.9 * r, cy - 0.45 * r], [cx + 0.9 * r, cy - 0.45 * r],
+                         [cx + 0.7 * r, cy - 0.05 * r], [cx - 0.7 * r, cy - 0.05 * r]])
+        cv2.fillConvexPoly(img, np.round(mask * S).astype(np.int32), black, cv2.LINE_AA, shift=4)
+        smile(red, t)
+        return
+    if design == "crown":  # a crown over a small face
+        crown = np.array([[cx - 0.8 * r, cy - 0.5 * r], [cx - 0.8 * r, cy - 1.3 * r], [cx - 0.4 * r, cy - 0.8 * r],
+                          [cx, cy - 1.4 * r], [cx + 0.4 * r, cy - 0.8 * r], [cx + 0.8 * r, cy - 1.3 * r],
+                          [cx + 0.8 * r, cy - 0.5 * r]])
+        cv2.fillPoly(img, [np.round(crown * S).astype(np.int32)], orange, cv2.LINE_AA, shift=4)
+        circle((cx, cy + 0.2 * r), 0.75 * r, red, t)
+        smile(blue, t)
         return
     ring, eye_c, mouth = {
         "smiley": (black, black, black),
@@ -204,24 +245,38 @@ def _draw_mark(img: np.ndarray, style: Style, width: int, height: int) -> None:
     elif style.mark == "dot":
         cv2.circle(img, (int(width / 2 * 16), int(y * 16)), int(0.06 * width * 16), faint, -1, cv2.LINE_AA,
                    shift=4)
+    elif style.mark == "edge":  # a small printed logo right on the bottom edge
+        _text(img, style.font, "Rummikub", width / 2, 0.915 * height, 0.055 * height, 0.5 * width, 1.0,
+              tuple(float(c) * 0.7 for c in style.face))
+    elif style.mark == "xp":
+        _text(img, style.font, "XP", width / 2, y, 0.08 * height, 0.4 * width, 1.0, style.inks[3])
     elif style.mark == "bar":
         h = max(1.0, 0.03 * height)
         cv2.rectangle(img, (int(0.3 * width * 16), int((y - h / 2) * 16)), (int(0.7 * width * 16),
                       int((y + h / 2) * 16)), faint, -1, cv2.LINE_AA, shift=4)
 
 
-def tile_face(style: Style, tile_index: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+def joker_design(style: Style, second: bool) -> str:
+    """The face of a box's first or second joker: in a pair, the second is the red twin."""
+    if second and style.joker_pair:
+        return JOKER_RED_TWIN.get(style.joker, style.joker)
+    return style.joker
+
+
+def tile_face(style: Style, tile_index: int, height: int, second_joker: bool = False
+              ) -> tuple[np.ndarray, np.ndarray]:
     """(BGR uint8, alpha float32 0-1) of the upright face of tile ``tile_index`` (0-52)."""
     tile = Tile.from_index(tile_index)
     width, height = face_size(style, height)
     base, alpha = _blank(style, width, height, False)
     img = base.copy()
     if tile_index == JOKER_INDEX:
-        _draw_joker(img, style, width, height)
+        _draw_joker(img, style, width, height, joker_design(style, second_joker))
     else:
         ink = style.inks[int(tile.color)]
         box = _text(img, style.font, str(tile.number), width / 2, style.numeral_y * height,
-                    style.numeral_height * height, 0.86 * width, style.numeral_width, ink, style.weight)
+                    style.numeral_height * height, 0.86 * width, style.numeral_width, ink, style.weight,
+                    style.rounded)
         if tile.number in (6, 9) and (style.underline_69 or style.mark == "none"):
             bar = max(1, int(round(0.035 * height)))
             y = box[3] + max(1, int(0.03 * height))

@@ -1,0 +1,111 @@
+"""``rummikub-companion calibrate``: teach the reader a box of tiles, write a profile file.
+
+    rummikub-companion calibrate --out PROFILE [--layout PHOTO ...]
+        [--photo PHOTO --tiles "R1 R2 R3 | B4 B5 B6" ...] [--labels YOLO_DIR ...]
+
+Prints what could not be placed and, per tile, how sure the reader was of
+the right face before and after. ``read``, ``eval`` and ``serve`` use the
+result with ``--profile PROFILE``. Exit code 0 when the profile was written,
+1 when nothing could be learned, 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+PROG = "rummikub-companion calibrate"
+
+
+def add_parser(subparsers) -> None:
+    from vision.calibration import LAYOUT_TEXT
+
+    p = subparsers.add_parser(
+        "calibrate",
+        help="teach the reader your box of tiles from a few photos (writes a profile)",
+        description="Adapt the tile reader to a box of tiles from photos whose tiles are known. "
+                    f"A layout photo shows one of each tile in this order, row by row: {LAYOUT_TEXT}.",
+    )
+    p.add_argument("--out", required=True, metavar="PROFILE", help="profile file to write (.npz)")
+    p.add_argument("--layout", action="append", default=[], metavar="PHOTO",
+                   help="a photo of one of each tile in the layout order (may be repeated)")
+    p.add_argument("--photo", action="append", default=[], metavar="PHOTO",
+                   help="a photo of any tiles; give its tiles with the --tiles that follows it")
+    p.add_argument("--tiles", action="append", default=[], metavar="TILES",
+                   help='the tiles of the preceding --photo in reading order, "|" between rows or sets')
+    p.add_argument("--labels", action="append", default=[], metavar="YOLO_DIR",
+                   help="a YOLO-format folder of labelled photos (images/, labels/, data.yaml)")
+    p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
+    p.add_argument("--quiet", action="store_true", help="print only problems and the summary")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.calibration import LAYOUT, CalibrationError, calibrate, parse_typed, place_labelled, place_typed
+    from vision.datasets import load_folder
+    from vision.images import ImageError, load_image
+    from vision.model import TileModel
+
+    started = time.perf_counter()
+    if len(args.photo) != len(args.tiles):
+        print(f"{PROG}: each --photo needs one --tiles (got {len(args.photo)} --photo and "
+              f"{len(args.tiles)} --tiles)", file=sys.stderr)
+        return 2
+    if not (args.layout or args.photo or args.labels):
+        print(f"{PROG}: nothing to learn from: give --layout, --photo/--tiles or --labels", file=sys.stderr)
+        return 2
+    try:
+        typed = [parse_typed(t) for t in args.tiles]
+    except CalibrationError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        model = TileModel.load(args.model)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"{PROG}: cannot load the tile model: {exc}", file=sys.stderr)
+        return 1
+
+    jobs = [(path, [list(r) for r in LAYOUT]) for path in args.layout] + list(zip(args.photo, typed))
+    places = []
+    for path, groups in jobs:
+        try:
+            image = load_image(path)
+        except (ImageError, OSError, ValueError) as exc:
+            print(f"{PROG}: {exc}", file=sys.stderr)
+            continue
+        places.append(place_typed(model, image, groups, path))
+    for folder in args.labels:
+        try:
+            places += place_labelled(load_folder(folder), folder)
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"{PROG}: {exc}", file=sys.stderr)
+    for place in places:
+        for problem in place.problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        if not args.quiet:
+            print(f"{place.source}: {len(place.indices)} tiles placed")
+    try:
+        profile, reports = calibrate(model, places)
+    except CalibrationError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    profile.save(args.out)
+    if not args.quiet:
+        print(f"{'tile':<5} {'crops':>5} {'before':>7} {'after':>7}  read before -> after")
+        for r in reports:
+            print(f"{r.code:<5} {r.examples:>5} {r.before:>7.2f} {r.after:>7.2f}  {r.read_before} -> {r.read_after}")
+    right_before = sum(r.read_before == r.code for r in reports)
+    right_after = sum(r.read_after == r.code for r in reports)
+    mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
+    print(f"learned {len(reports)} tile faces from {sum(len(p.indices) for p in places)} placed tiles in "
+          f"{len(places)} photo{'s' * (len(places) != 1)}: right face read for {right_before} -> {right_after} of "
+          f"{len(reports)}, mean confidence {mean([r.before for r in reports]):.2f} -> "
+          f"{mean([r.after for r in reports]):.2f} (on these photos); wrote {args.out} in "
+          f"{time.perf_counter() - started:.0f} s")
+    return 0
+
+
+def profile_option(args: argparse.Namespace) -> dict:
+    """``profile=`` for the reader only when one was given (the default reader needs nothing)."""
+    return {"profile": args.profile} if args.profile else {}

@@ -1,0 +1,186 @@
+"""Teaching the reader a box of tiles: placing typed tiles, the profile file, the calibrate command."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.render.calibration import layout_photo, rows_photo
+from rules.tiles import parse_tiles
+from vision.calibration import LAYOUT, align, parse_typed, place_typed, CalibrationError
+from vision.model import TileModel
+from vision.profile import ProfileError, TileProfile
+
+EXE = shutil.which("rummikub-companion") or str(Path(__file__).resolve().parents[1] / ".venv/bin/rummikub-companion")
+UNSEEN = "heirloom"  # the edition training never sees
+
+
+@pytest.fixture(scope="module")
+def model() -> TileModel:
+    return TileModel.load()
+
+
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory) -> tuple[Path, object]:
+    drawn = layout_photo(np.random.default_rng(5), UNSEEN)
+    path = tmp_path_factory.mktemp("layout") / "layout.png"
+    cv2.imwrite(str(path), drawn.image)
+    return path, drawn
+
+
+def typed_photo(tmp_path: Path, text: str, seed: int = 3) -> Path:
+    rows = [[t.index for t in parse_tiles(row)] for row in text.split("|")]
+    drawn = rows_photo(np.random.default_rng(seed), rows, UNSEEN, size=(900, 600))
+    path = tmp_path / "typed.png"
+    cv2.imwrite(str(path), drawn.image)
+    return path
+
+
+def calibrate(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([EXE, "calibrate", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_profile_round_trips(tmp_path, model):
+    rng = np.random.default_rng(0)
+    profile = TileProfile(rng.normal(size=(54, 128)).astype(np.float32), rng.normal(size=54).astype(np.float32),
+                          model.classifier_id, {"sources": ["a.jpg"], "tiles": [{"code": "R5", "after": 0.9}]})
+    path = profile.save(tmp_path / "box.profile")
+    assert path == tmp_path / "box.profile"  # the name given, nothing appended
+    back = TileProfile.load(path)
+    assert np.array_equal(back.weight, profile.weight) and np.array_equal(back.bias, profile.bias)
+    assert back.classifier == profile.classifier and back.info == profile.info
+    features = rng.random((3, 128)).astype(np.float32)
+    assert np.allclose(back.logits(features), profile.logits(features))
+    model.set_profile(path)  # made for this classifier: accepted
+    model.set_profile(None)
+
+
+def test_a_profile_for_another_classifier_or_a_broken_file_is_refused(tmp_path, model):
+    other = TileProfile(np.zeros((54, 128), np.float32), np.zeros(54, np.float32), "0123456789abcdef")
+    with pytest.raises(ProfileError, match="another classifier"):
+        model.set_profile(other)
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a profile")
+    with pytest.raises(ProfileError, match="not a tile profile"):
+        TileProfile.load(junk)
+    with pytest.raises(ProfileError, match="no such profile"):
+        TileProfile.load(tmp_path / "missing.npz")
+
+
+def test_alignment_skips_a_missing_tile_instead_of_shifting_the_rest():
+    # found tiles read as K1 K2 K4 (K3 missing); typed K1 K2 K3 K4
+    scores = np.full((3, 4), -3.0)
+    for found, typed in ((0, 0), (1, 1), (2, 3)):
+        scores[found, typed] = 0.0
+    assert align(scores) == [(0, 0), (1, 1), (2, 3)]
+
+
+def test_typed_tiles_with_a_bad_code_are_named():
+    assert parse_typed("R1 R2 R3 | B4 B5 B6") == [[39, 40, 41], [16, 17, 18]]
+    with pytest.raises(CalibrationError, match="'X9' is not a tile"):
+        parse_typed("R1 X9")
+
+
+def test_the_layout_photo_places_every_tile_in_order(model, layout):
+    _path, drawn = layout
+    place = place_typed(model, drawn.image, [list(r) for r in LAYOUT], "layout")
+    assert not place.problems
+    assert len(place.indices) == 54
+    for index, quad in zip(place.indices, place.quads):
+        truth = int(np.argmin([np.linalg.norm(q.mean(axis=0) - quad.mean(axis=0)) for q in drawn.quads]))
+        assert drawn.indices[truth] == index
+
+
+def test_calibrate_from_a_rendered_layout_photo(tmp_path, model, layout):
+    path, _drawn = layout
+    out = tmp_path / "box.npz"
+    done = calibrate("--out", str(out), "--layout", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "learned 53 tile faces from 54 placed tiles in 1 photo" in done.stdout
+    assert "R13" in done.stdout and "before" in done.stdout  # the per-tile table
+    profile = TileProfile.load(out)
+    assert profile.classifier == model.classifier_id and len(profile.info["tiles"]) == 53
+    assert np.mean([t["after"] for t in profile.info["tiles"]]) > np.mean([t["before"] for t in profile.info["tiles"]])
+    # another photo of the same box, never calibrated on, read with the profile
+    other = layout_photo(np.random.default_rng(6), UNSEEN)
+    tuned = TileModel.load(profile=out)
+    found = tuned.detect(other.image)
+    right = sum(
+        int(found.class_ids[int(np.argmin(np.linalg.norm(found.quads.mean(axis=1) - q.mean(axis=0), axis=1)))]) == i
+        for i, q in zip(other.indices, other.quads))
+    assert right >= 53
+
+
+def test_calibrate_from_a_typed_photo_and_read_with_the_profile(tmp_path):
+    photo = typed_photo(tmp_path, "R1 R2 R3 R4 | B7 O7 K7 | J K13")
+    out = tmp_path / "typed.npz"
+    done = calibrate("--out", str(out), "--photo", str(photo), "--tiles", "R1 R2 R3 R4 | B7 O7 K7 | J K13")
+    assert done.returncode == 0, done.stderr
+    assert "learned 9 tile faces from 9 placed tiles" in done.stdout
+    assert "warning" not in done.stderr
+    read = subprocess.run([EXE, "read", str(photo), "--profile", str(out)], capture_output=True, text=True,
+                          timeout=300)
+    assert read.returncode == 0, read.stderr
+    for code in ("R1", "R4", "B7", "K13", "J"):
+        assert code in read.stdout
+
+
+def test_a_mismatched_tiles_list_is_reported_clearly(tmp_path):
+    photo = typed_photo(tmp_path, "R1 R2 R3 R4 | B7 O7 K7")
+    done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo), "--tiles", "R1 R2 R3 | B7 O7 K7")
+    assert "typed 6 tiles but found 7 in the photo" in done.stderr
+    assert "1 tile found but not typed, left out" in done.stderr
+    assert done.returncode == 0  # the six that match are still learned
+    done = calibrate("--out", str(tmp_path / "q.npz"), "--photo", str(photo), "--tiles", "R1 R2 R3 R4 R5 | B7 O7 K7")
+    assert "typed 8 tiles but found 7" in done.stderr and "could not place" in done.stderr
+
+
+def test_calibrate_usage_errors_name_the_problem(tmp_path):
+    photo = typed_photo(tmp_path, "R1 R2 R3")
+    done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo))
+    assert done.returncode == 2 and "each --photo needs one --tiles" in done.stderr
+    done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo), "--tiles", "R1 Q2 R3")
+    assert done.returncode == 2 and "'Q2' is not a tile" in done.stderr
+    done = calibrate("--out", str(tmp_path / "p.npz"))
+    assert done.returncode == 2 and "nothing to learn from" in done.stderr
+    assert not (tmp_path / "p.npz").exists()
+
+
+def test_teaching_from_a_camera_frame_saves_and_uses_the_profile(tmp_path, layout):
+    from vision.calibration import teach_layout
+
+    _path, drawn = layout
+    model = TileModel.load()
+    result = teach_layout(model, drawn.image, tmp_path / "tile_profile.npz")
+    assert result["placed"] == result["expected"] == 54 and not result["problems"]
+    assert result["right_after"] >= result["right_before"] and len(result["tiles"]) == 53
+    assert model.profile is not None and (tmp_path / "tile_profile.npz").exists()
+    blank = np.full((600, 800, 3), 200, np.uint8)
+    with pytest.raises(CalibrationError, match="nothing to learn"):
+        teach_layout(model, blank, tmp_path / "other.npz")
+    assert model.profile is not None  # a failed lesson keeps the profile in use
+
+
+def test_the_teach_page_shows_the_layout_and_says_what_went_wrong(tmp_path, model):
+    from types import SimpleNamespace
+
+    from webui.app import create_app
+    from webui_fakes import FakeLive, jpeg
+
+    live = FakeLive("")
+    live.reader = SimpleNamespace(model=model)
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live, "TICKER": False})
+    client = app.test_client()
+    page = client.get("/teach")
+    assert page.status_code == 200
+    assert b"K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13" in page.data and b"<code>J J</code>" in page.data
+    from io import BytesIO
+    done = client.post("/teach", data={"photo": (BytesIO(jpeg(size=(600, 800))), "layout.jpg")},
+                       content_type="multipart/form-data")
+    assert done.status_code == 200 and b"nothing to learn from" in done.data
+    assert not (tmp_path / "tile_profile.npz").exists()

@@ -1,0 +1,354 @@
+"""Teaching the reader a box of tiles: find known tiles in photos, then fit a tile profile.
+
+Three ways to say which tiles a photo shows:
+
+- the layout photo: one of each tile in the fixed order :data:`LAYOUT`
+  (black, blue, orange and red 1-13 in four rows, the two jokers in a fifth);
+- a typed photo: any tiles, typed in reading order (rows top to bottom, left
+  to right, ``|`` between rows or sets);
+- a YOLO-format folder of labelled photos.
+
+Found tiles are matched to the typed ones in reading order (a sequence
+alignment, so a missed or extra tile costs one tile, not the whole row);
+crops of every placed tile, jittered and turned, and crops of what is *not* a
+tile (between two tiles, beside them) train the profile's face layer
+(:func:`vision.profile.fit_face_layer`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from rules.tiles import JOKER_INDEX, NotationError, Tile, parse_table
+from vision.crops import rotate_half_turn, warp_crop
+from vision.profile import TileProfile, balanced_weights, fit_face_layer, softmax
+
+LAYOUT: tuple[tuple[int, ...], ...] = tuple(tuple(range(c * 13, c * 13 + 13)) for c in range(4)) + (
+    (JOKER_INDEX, JOKER_INDEX),)
+LAYOUT_TEXT = " | ".join(" ".join(Tile.from_index(i).code for i in row) for row in LAYOUT)
+
+AUGMENT = 16       # jittered copies of each placed tile (each also read turned half a turn)
+BANK_SHARE = 1.0   # weight of the classifier's own training crops against the new box's, when shipped
+SKIP = -4.0        # alignment score of leaving a tile unplaced (a typed one not found, or a found one not typed)
+
+
+class CalibrationError(ValueError):
+    """Input that cannot teach anything: unreadable tile text, no tiles found at all."""
+
+
+@dataclass
+class Placement:
+    """The tiles of one photo whose faces are known, and what could not be placed."""
+
+    source: str
+    image: np.ndarray
+    indices: list[int] = field(default_factory=list)       # tile index per placed tile
+    quads: list[np.ndarray] = field(default_factory=list)  # (4, 2) face corners, reading order
+    problems: list[str] = field(default_factory=list)
+    others: list[np.ndarray] = field(default_factory=list)  # found tiles not typed: never learned as rejects
+
+
+def parse_typed(text: str) -> list[list[int]]:
+    """Tile indices per row or set from ``"R1 R2 R3 | B4 B5 B6"``; a clear error for a bad code."""
+    try:
+        groups = [[t.index for t in group] for group in parse_table(text)]
+    except NotationError as exc:
+        raise CalibrationError(f"--tiles {text!r}: {exc}") from None
+    if not any(groups):
+        raise CalibrationError(f"--tiles {text!r}: no tiles")
+    return groups
+
+
+# ---------------------------------------------------------------- placing typed tiles
+
+def _up(quad: np.ndarray) -> np.ndarray:
+    """Unit vector from the bottom edge's middle to the top edge's middle."""
+    v = (quad[0] + quad[1]) / 2 - (quad[3] + quad[2]) / 2
+    return v / max(1e-6, float(np.linalg.norm(v)))
+
+
+def reading_rows(quads: np.ndarray, upside_down: np.ndarray) -> tuple[list[list[int]], np.ndarray]:
+    """Rows of found tiles in reading order, and the quads turned the way most tiles face.
+
+    Tiles of one photo face one way; the direction most of them vote for
+    (the classifier's orientation output) decides each tile's top, and rows
+    are cut where the centres' heights along that direction jump by more
+    than half a tile.
+    """
+    quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)], np.float32)
+    ups = np.array([_up(q) for q in quads])
+    main = ups.sum(axis=0)
+    main = main / max(1e-6, float(np.linalg.norm(main)))
+    quads = np.array([q if float(u @ main) >= 0 else rotate_half_turn(q) for q, u in zip(quads, ups)], np.float32)
+    down = -main
+    right = np.array([down[1], -down[0]])
+    centres = quads.mean(axis=1)
+    x, y = centres @ right, centres @ down
+    height = float(np.median(np.linalg.norm(quads[:, 0] - quads[:, 3], axis=1)))
+    order = np.argsort(y)
+    rows, current = [], [int(order[0])]
+    for a, b in zip(order, order[1:]):
+        if y[b] - y[a] > 0.5 * height:
+            rows.append(current)
+            current = []
+        current.append(int(b))
+    rows.append(current)
+    return [sorted(r, key=lambda i: x[i]) for r in rows], quads
+
+
+def align(scores: np.ndarray) -> list[tuple[int, int]]:
+    """Best order-keeping matching of found tiles (rows of ``scores``) to typed ones (columns).
+
+    Needleman-Wunsch: each pair scores ``scores[i, j]``, each tile left out
+    on either side :data:`SKIP`. Returns the matched (found, typed) pairs.
+    """
+    n, m = scores.shape
+    best = np.full((n + 1, m + 1), -np.inf)
+    best[0, :] = SKIP * np.arange(m + 1)
+    best[:, 0] = SKIP * np.arange(n + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            best[i, j] = max(best[i - 1, j - 1] + scores[i - 1, j - 1], best[i - 1, j] + SKIP, best[i, j - 1] + SKIP)
+    pairs, i, j = [], n, m
+    while i > 0 and j > 0:
+        if np.isclose(best[i, j], best[i - 1, j - 1] + scores[i - 1, j - 1]):
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif np.isclose(best[i, j], best[i - 1, j] + SKIP):
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+def match_scores(probs: np.ndarray, typed: list[int]) -> np.ndarray:
+    """How well each found tile fits each typed one: mostly its colour (read well even on a box
+    never seen), partly its face; never so low that a typed order is overruled by a poor reading."""
+    colour = np.stack([probs[:, c * 13:(c + 1) * 13].sum(axis=1) for c in range(4)] + [probs[:, JOKER_INDEX]], 1)
+    typed = np.asarray(typed)
+    colour_of = np.where(typed == JOKER_INDEX, 4, typed // 13)
+    return np.log(0.1 + colour[:, colour_of]) + 0.5 * np.log(0.1 + probs[:, typed])
+
+
+def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) -> Placement:
+    """Match the tiles found in ``image`` to ``groups`` (typed in reading order)."""
+    place = Placement(source, image)
+    quads, _scores = model.find_outlines(image)
+    typed = [i for g in groups for i in g]
+    if not len(quads):
+        place.problems.append(f"{source}: no tiles found, so none of the {len(typed)} typed tiles could be placed")
+        return place
+    crops = np.stack([warp_crop(image, q, model.crop_size, model.margin) for q in quads])
+    face, flip, _features = model.read_crops_raw(crops)
+    rows, quads = reading_rows(quads, softmax(flip)[:, 1])
+    probs = softmax(face)
+    if len(quads) != len(typed):
+        place.problems.append(f"{source}: typed {len(typed)} tiles but found {len(quads)} in the photo "
+                              f"({len(rows)} row{'s' * (len(rows) != 1)}); matching them in reading order")
+    # rows typed as rows: match row by row; otherwise the whole reading order at once
+    if len(groups) == len(rows) and len(groups) > 1:
+        jobs = list(zip(rows, groups))
+    else:
+        jobs = [([i for r in rows for i in r], typed)]
+    for found, wanted in jobs:
+        pairs = align(match_scores(probs[found], wanted))
+        matched_found = {a for a, _ in pairs}
+        matched_typed = {b for _, b in pairs}
+        for a, b in pairs:
+            place.indices.append(int(wanted[b]))
+            place.quads.append(quads[found[a]])
+        for b, index in enumerate(wanted):
+            if b not in matched_typed:
+                place.problems.append(f"{source}: could not place {Tile.from_index(index).code} "
+                                      f"(typed tile {b + 1} of its row, not found in the photo)")
+        extra = [k for a, k in enumerate(found) if a not in matched_found]
+        place.others += [quads[k] for k in extra]
+        described = [f"at ({quads[k].mean(axis=0)[0]:.0f}, {quads[k].mean(axis=0)[1]:.0f}) read as "
+                     f"{Tile.from_index(int(probs[k, :JOKER_INDEX + 1].argmax())).code}" for k in extra]
+        if described:
+            more = f" and {len(described) - 5} more" if len(described) > 5 else ""
+            place.problems.append(f"{source}: {len(extra)} tile{'s' * (len(extra) != 1)} found but not typed, "
+                                  f"left out: {', '.join(described[:5])}{more}")
+    return place
+
+
+def place_labelled(items, source: str) -> list[Placement]:
+    """Placements from a YOLO folder's labelled images (quads and tiles given)."""
+    out = []
+    for item in items:
+        place = Placement(f"{source}/{item.image_path.name}", item.load())
+        for quad, index in zip(item.quads, item.class_ids):
+            if 0 <= int(index) <= JOKER_INDEX:
+                place.indices.append(int(index))
+                place.quads.append(np.asarray(quad, np.float32))
+        out.append(place)
+    return out
+
+
+# ---------------------------------------------------------------- learning
+
+def _jitter(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The outline off as the segmenter draws it (as in training): turned, moved, grown, corners shaken."""
+    side = float(np.linalg.norm(quad[1] - quad[0])) + 1e-3
+    c = quad.mean(axis=0)
+    a = np.deg2rad(np.clip(rng.normal(0, 6), -20, 20))
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    out = c + rng.normal(0, 0.05 * side, 2) + ((quad - c) @ turn.T) * rng.uniform(0.92, 1.25)
+    return (out + rng.normal(0, 0.03 * side, quad.shape)).astype(np.float32)
+
+
+def _photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, focus and resolution of other photos: tiles far away are small and soft."""
+    gain = rng.uniform(0.7, 1.25) * rng.uniform(0.9, 1.1, 3)
+    out = crop.astype(np.float32) * gain + rng.uniform(-15, 15)
+    if rng.random() < 0.5:  # seen smaller (down to 16 px tall), scaled back up
+        h, w = out.shape[:2]
+        f = float(np.exp(rng.uniform(np.log(16 / h), 0)))
+        small = cv2.resize(out, (max(4, round(w * f)), max(6, round(h * f))), interpolation=cv2.INTER_AREA)
+        out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.1))
+    if rng.random() < 0.4:
+        out = out + rng.normal(0, rng.uniform(2, 8), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _not_tiles(place: Placement, rng: np.random.Generator) -> list[np.ndarray]:
+    """Outlines that show no single whole face: half of two neighbours, a tile's edge, bare table."""
+    quads = place.quads + place.others
+    if not quads:
+        return []
+    all_q = np.array(quads)
+    centres = all_q.mean(axis=1)
+    width = float(np.median(np.linalg.norm(all_q[:, 1] - all_q[:, 0], axis=1)))
+    out = []
+    for q in place.quads:
+        right = q[1] - q[0]
+        down = q[3] - q[0]
+        out.append(q + 0.5 * right)          # half this tile, half the next (or the table)
+        out.append(q + 0.55 * down)          # the bottom of the face and what lies below
+    H, W = place.image.shape[:2]
+    q0 = place.quads[0] - place.quads[0].mean(axis=0)
+    for _ in range(2 * len(place.quads)):
+        c = rng.uniform((0, 0), (W, H))
+        if np.min(np.linalg.norm(centres - c, axis=1)) > 1.2 * width:
+            out.append((q0 + c).astype(np.float32))
+    return out
+
+
+def training_crops(model, places: list[Placement], rng: np.random.Generator
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops (N, h, w, 3), their classes, and which are unjittered: each placed tile jittered and
+    turned, and rejects."""
+    crops, labels, plain = [], [], []
+    reject = model.reject
+    size, margin = model.crop_size, model.margin
+    for place in places:
+        for index, quad in zip(place.indices, place.quads):
+            for k in range(AUGMENT + 1):
+                q = quad if k == 0 else _jitter(quad, rng)
+                crop = warp_crop(place.image, q, size, margin)
+                crop = crop if k == 0 else _photometric(crop, rng)
+                crops += [crop, np.ascontiguousarray(crop[::-1, ::-1])]  # the classifier reads either way up
+                labels += [index, index]
+                plain += [k == 0, k == 0]
+        for q in _not_tiles(place, rng):
+            crops.append(_photometric(warp_crop(place.image, _jitter(q, rng), size, margin), rng))
+            labels.append(reject)
+            plain.append(False)
+    return np.stack(crops), np.array(labels), np.array(plain)
+
+
+def crop_features(model, crops: np.ndarray, batch: int = 256) -> np.ndarray:
+    return np.concatenate([model.read_crops_raw(crops[i:i + batch])[2] for i in range(0, len(crops), batch)])
+
+
+@dataclass
+class TileReport:
+    """Confidence in the right reading of one tile, on its calibration crops, before and after."""
+
+    code: str
+    examples: int
+    before: float
+    after: float
+    read_before: str
+    read_after: str
+
+
+def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
+              ) -> tuple[TileProfile, list[TileReport]]:
+    """Fit a profile on the placed tiles of ``places``; per-tile confidence before and after."""
+    placed = sum(len(p.indices) for p in places)
+    if not placed:
+        raise CalibrationError("no tile could be placed in any photo: nothing to learn from")
+    if not model.has_features:
+        raise CalibrationError("this classifier has no 'features' output; export it again")
+    rng = np.random.default_rng(seed)
+    crops, labels, plain = training_crops(model, places, rng)
+    features = crop_features(model, crops)
+    w0, b0 = model.face_layer()
+    bank = model.feature_bank()
+    if bank is None:
+        weight, bias = fit_face_layer(features, labels, w0, b0, pull=pull)
+    else:  # the new box and, as much again, crops of every kind the classifier trained on
+        classes = w0.shape[0]
+        weights = np.concatenate([balanced_weights(labels, classes), balanced_weights(bank[1], classes, BANK_SHARE)])
+        weight, bias = fit_face_layer(np.concatenate([features, bank[0]]), np.concatenate([labels, bank[1]]),
+                                      w0, b0, pull=pull, sample_weights=weights / weights.sum())
+    plain_idx = np.nonzero(plain)[0]  # the unjittered crops: what the tiles look like in these photos
+    before = softmax(features[plain_idx] @ w0.T + b0)
+    after = softmax(features[plain_idx] @ weight.T + bias)
+    truth = labels[plain_idx]
+    reports = []
+    for index in sorted(set(int(t) for t in truth)):
+        rows = truth == index
+        reports.append(TileReport(Tile.from_index(index).code, int(rows.sum()) // 2,
+                                  float(before[rows, index].mean()), float(after[rows, index].mean()),
+                                  _most_read(before[rows]), _most_read(after[rows])))
+    info = {
+        "sources": [p.source for p in places],
+        "tiles_placed": placed,
+        "crops": int(len(labels)),
+        "pull": pull,
+        "tiles": [r.__dict__ for r in reports],
+    }
+    return TileProfile(weight, bias, model.classifier_id, info), reports
+
+
+def _most_read(probs: np.ndarray) -> str:
+    votes = np.bincount(probs.argmax(axis=1), minlength=probs.shape[1])
+    best = int(votes.argmax())
+    return Tile.from_index(best).code if best <= JOKER_INDEX else "not a tile"
+
+
+def teach_layout(model, frame: np.ndarray, profile_path) -> dict:
+    """The page's "Teach your tiles": a camera frame of the layout becomes the active profile.
+
+    The model is first set back to the shipped face layer (the layout is
+    placed with it), then reads with the new profile, which is saved to
+    ``profile_path`` (the server's data folder). Returns what the page
+    shows: tiles placed, problems, and per-tile confidence before and after.
+    Raises :class:`CalibrationError` when no tile could be placed.
+    """
+    previous = model.profile
+    model.set_profile(None)
+    try:
+        place = place_typed(model, frame, [list(r) for r in LAYOUT], "camera")
+        profile, reports = calibrate(model, [place])
+    except CalibrationError:
+        model.set_profile(previous)
+        raise
+    profile.save(profile_path)
+    model.set_profile(profile)
+    return {
+        "placed": len(place.indices),
+        "expected": sum(len(r) for r in LAYOUT),
+        "problems": place.problems,
+        "tiles": [r.__dict__ for r in reports],
+        "right_before": sum(r.read_before == r.code for r in reports),
+        "right_after": sum(r.read_after == r.code for r in reports),
+        "profile": str(profile_path),
+    }
