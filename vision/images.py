@@ -141,6 +141,12 @@ def _decode_jpeg(buffer: np.ndarray, flag: int, name: str) -> np.ndarray | None:
     return image
 
 
+def _check_file_bytes(size: int, name: str) -> None:
+    if size > MAX_FILE_BYTES:
+        raise ImageError(f"{name}: {size / 2**20:.0f} MB is too large for a photo "
+                         f"(at most {MAX_FILE_BYTES // 2**20} MB)")
+
+
 def decode_image(data: bytes, *, name: str = "image", max_side: int | None = None,
                  max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Encoded picture bytes -> upright BGR uint8 array.
@@ -151,9 +157,7 @@ def decode_image(data: bytes, *, name: str = "image", max_side: int | None = Non
     """
     if not data:
         raise ImageError(f"{name}: the file is empty")
-    if len(data) > MAX_FILE_BYTES:
-        raise ImageError(f"{name}: {len(data) / 2**20:.0f} MB is too large for a photo "
-                         f"(at most {MAX_FILE_BYTES // 2**20} MB)")
+    _check_file_bytes(len(data), name)
     width, height, fmt, orientation = _header(data, name)
     if width * height > max_pixels:
         raise ImageError(f"{name}: {width}x{height} pixels is too large "
@@ -184,10 +188,7 @@ def load_image(path: str | Path, *, max_side: int | None = None, max_pixels: int
         raise ImageError(f"{path}: no such file")
     if not p.is_file():
         raise ImageError(f"{path}: not a file")
-    size = p.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ImageError(f"{path}: {size / 2**20:.0f} MB is too large for a photo "
-                         f"(at most {MAX_FILE_BYTES // 2**20} MB)")
+    _check_file_bytes(p.stat().st_size, str(path))  # before reading it into memory
     try:
         data = p.read_bytes()
     except OSError as exc:

@@ -14,7 +14,7 @@ import numpy as np
 import onnxruntime as ort
 
 from vision.crops import order_upright, rotate_half_turn, warp_crop
-from vision.profile import ProfileError, TileProfile, classifier_id, default_profile
+from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -169,8 +169,8 @@ class TileModel:
 
     def _read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         face, flip, features = self.read_crops_raw(crops)
-        probs = _softmax(face) if self.profile is None else self.profile.probabilities(face, features)
-        return probs, _softmax(flip)[:, 1]
+        probs = softmax(face) if self.profile is None else self.profile.probabilities(face, features)
+        return probs, softmax(flip)[:, 1]
 
     def read_crops_raw(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The shipped classifier's face and flip logits and its features (None without that output)."""
@@ -327,8 +327,3 @@ def _profile_dips(profile: np.ndarray, dip: float) -> list[int]:
             dips.append(low_at)
             low_at, peak = None, v
     return dips
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)

@@ -86,6 +86,7 @@ class TileProfile:
 
 
 def softmax(x: np.ndarray) -> np.ndarray:
+    """Row-wise probabilities from the classifier's scores (the reader and calibration share it)."""
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 
