@@ -13,7 +13,10 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
+from typing import NamedTuple
+
 from vision.crops import order_upright, rotate_half_turn, warp_crop
+from vision.recover import uncovered_places, wide_outlines
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
 from vision.types import TileDetections
 
@@ -25,6 +28,17 @@ SURE = 0.9  # below this confidence a crop is read a second time, turned half a 
 CLOSE_UP = 0.3  # a photo with no tile found is looked at again this small (share of the detector's side)
 FEW = 4  # at most this many tiles found: the photo may be a close-up the first look missed or misread
 LARGE = 0.25  # a tile at least this share of the photo's short side tall
+RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classifier reads one this surely
+
+
+class Outlines(NamedTuple):
+    """What one look of the detector found: outlines and scores in image pixels, and its face map
+    (tile face probability at ``scale`` detector pixels per image pixel)."""
+
+    quads: np.ndarray
+    scores: np.ndarray
+    face: np.ndarray
+    scale: float
 
 
 def default_model_dir() -> Path:
@@ -49,7 +63,7 @@ class TileModel:
 
     def __init__(self, model_dir: str | Path, threads: int | None = None,
                  core_threshold: float = 0.5, min_score: float = 0.05, second_look: bool = True,
-                 profile: TileProfile | str | Path | None = None):
+                 profile: TileProfile | str | Path | None = None, recover: bool = True):
         """``profile``: a box's tile profile (file or object); None: the process default
         (:func:`vision.profile.set_default_profile`), usually none."""
         model_dir = Path(model_dir)
@@ -77,6 +91,7 @@ class TileModel:
         self.core_threshold = core_threshold
         self.min_score = min_score
         self.second_look = second_look  # read unsure crops turned half a turn too, and average
+        self.recover = recover  # look for tiles the outlines missed (vision.recover)
         self.classifier_id = classifier_id(model_dir / cls["file"])
         self.has_features = "features" in [o.name for o in self.classifier.get_outputs()]
         self.profile: TileProfile | None = None
@@ -109,20 +124,25 @@ class TileModel:
         (tiles about 20 px tall in a 1000x750 photo come out too small for the
         detector at ``base_side``).
         """
-        quads, scores = self._outlines_at(image, self.base_side)
+        look = self._look(image)
+        return look.quads, look.scores
+
+    def _look(self, image: np.ndarray) -> Outlines:
+        """:meth:`find_outlines` with the face map of the look kept."""
+        look = self._outlines_at(image, self.base_side)
         long_side = max(image.shape[:2])
-        heights = np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) * self.base_side / long_side
+        heights = np.linalg.norm(look.quads[:, 3] - look.quads[:, 0], axis=1) * self.base_side / long_side
         if not len(heights) or np.median(heights) < SMALL_TILE:
             zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
             limit = long_side if long_side > 1.5 * self.base_side else ENLARGE * long_side
             side = int(min(limit, MAX_SIDE, self.base_side * zoom))
             if side > 1.2 * self.base_side:
-                closer, closer_scores = self._outlines_at(image, side)
-                if len(closer) > len(quads):
-                    quads, scores = closer, closer_scores
-        return quads, scores
+                closer = self._outlines_at(image, side)
+                if len(closer.quads) > len(look.quads):
+                    look = closer
+        return look
 
-    def _outlines_at(self, image: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
+    def _outlines_at(self, image: np.ndarray, side: int) -> Outlines:
         h, w = image.shape[:2]
         scale = side / max(h, w)
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
@@ -134,6 +154,7 @@ class TileModel:
         probs = 1 / (1 + np.exp(-maps))  # (2, ph/stride, pw/stride): face, core (face guides training only)
         # back to model-input pixels so outlines are not stuck on the stride grid
         core = cv2.resize(probs[1], (pw, ph), interpolation=cv2.INTER_LINEAR)[:sh, :sw]
+        face = cv2.resize(probs[0], (pw, ph), interpolation=cv2.INTER_LINEAR)[:sh, :sw]
         mask = (core > self.core_threshold).astype(np.uint8)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         quads, scores = [], []
@@ -145,7 +166,8 @@ class TileModel:
             for rect in split_merged_core(cv2.minAreaRect(contour), self.core_ratio, core):
                 quads.append(order_upright(cv2.boxPoints(rect) / scale))
                 scores.append(score)
-        return np.array(quads, dtype=np.float32).reshape(-1, 4, 2), np.array(scores, dtype=np.float32)
+        return Outlines(np.array(quads, dtype=np.float32).reshape(-1, 4, 2), np.array(scores, dtype=np.float32),
+                        face, scale)
 
     def classify(self, image: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(face probabilities (N, 54), upside-down probability (N,)) for upright-ordered quads.
@@ -204,20 +226,21 @@ class TileModel:
         """Every face-up tile: quads in reading order, tile index, confidence."""
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image (H, W, 3)")
-        quads, det_scores = self.find_outlines(image)
-        found = self._read_outlines(image, quads, det_scores) if len(quads) else TileDetections.empty()
+        look = self._look(image)
+        found = self._read_outlines(image, look.quads, look.scores)
         if len(found) > FEW:
-            return found
-        if len(quads) >= 3 and len(found) < len(quads) / 2:
+            return self._recover(image, found, look)
+        if len(look.quads) >= 3 and len(found) < len(look.quads) / 2:
             # outlines found but mostly not readable: tiles too small to read at this scale
             side = int(min(MAX_SIDE, ENLARGE * max(image.shape[:2])))
             if side > 1.2 * self.base_side:
-                closer, closer_scores = self._outlines_at(image, side)
-                again = self._read_outlines(image, closer, closer_scores) if len(closer) else found
+                closer = self._outlines_at(image, side)
+                again = self._read_outlines(image, closer.quads, closer.scores)
                 if len(again) > len(found):
-                    found = again
+                    look, found = closer, again
                     if len(found) > FEW:
-                        return found
+                        return self._recover(image, found, look)
+        found = self._recover(image, found, look)
         close = self._detect_close_up(image)
         big = close[_heights(close) >= LARGE * min(image.shape[:2])] if len(close) else close
         if not len(big):
@@ -241,15 +264,17 @@ class TileModel:
         sh, sw = small.shape[:2]
         top, left = (side - sh) // 2, (side - sw) // 2
         canvas = cv2.copyMakeBorder(small, top, side - sh - top, left, side - sw - left, cv2.BORDER_REPLICATE)
-        quads, det_scores = self._outlines_at(canvas, side)
-        if not len(quads):
-            return TileDetections.empty()
+        quads, det_scores = self._outlines_at(canvas, side)[:2]
         found = self._read_outlines(canvas, quads, det_scores)
+        if not len(found):
+            return found
         found.quads = (found.quads - np.array([left, top], np.float32)) / np.float32(scale)
         return found
 
     def _read_outlines(self, image: np.ndarray, quads: np.ndarray, det_scores: np.ndarray) -> TileDetections:
         """Read every outline found and keep those read as tiles."""
+        if not len(quads):
+            return TileDetections.empty()
         probs, upside_down = self.classify(image, quads)
         ids = probs.argmax(axis=1)
         keep = ids != self.reject
@@ -258,6 +283,38 @@ class TileModel:
         quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
                          dtype=np.float32).reshape(-1, 4, 2)
         return TileDetections(quads[keep], ids[keep], scores[keep])
+
+    def _recover(self, image: np.ndarray, found: TileDetections, look: Outlines) -> TileDetections:
+        """``found`` with the tiles its outlines missed (``vision.recover``): tile face no outline
+        covers, and outlines about two tiles wide cut in two, each kept only where the classifier
+        surely reads a tile there (two for a wide outline)."""
+        if not self.recover or not len(found):
+            return found
+        places = uncovered_places(look.face, look.scale, found.quads)
+        wide, halves = wide_outlines(found.quads)
+        if not places and not wide:
+            return found
+        quads = np.array([order_upright(p) for p in places + halves], np.float32).reshape(-1, 4, 2)
+        probs, upside_down = self.classify(image, quads)
+        ids = probs.argmax(axis=1)
+        scores = probs[np.arange(len(ids)), ids]
+        sure = (ids != self.reject) & (scores >= RECOVERED)
+        quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
+                         dtype=np.float32).reshape(-1, 4, 2)
+        add = list(np.nonzero(sure[:len(places)])[0])
+        drop = []
+        for k, i in enumerate(wide):
+            a, b = len(places) + 2 * k, len(places) + 2 * k + 1
+            if sure[a] and sure[b]:
+                add += [a, b]
+                drop.append(i)
+        if not add:
+            return found
+        keep = np.setdiff1d(np.arange(len(found)), drop)
+        add = np.array(add, dtype=np.int64)
+        return TileDetections(np.concatenate([found.quads[keep], quads[add]]),
+                              np.concatenate([found.class_ids[keep], ids[add]]),
+                              np.concatenate([found.scores[keep], scores[add]]))
 
 
 def _heights(d: TileDetections) -> np.ndarray:

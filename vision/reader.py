@@ -205,7 +205,8 @@ class TableReader:
 
     def _join(self, detections: TileDetections, groups: list[Group]) -> list[Group]:
         """Two table lines lying end to end a little farther apart than a set's tiles, valid together
-        while one of them alone is not, are one set laid carelessly (R5 R6 _ R7 R8 with a wide gap)."""
+        (in the order they lie) while one of them alone is not, are one set laid carelessly
+        (R5 R6 _ R7 R8 with a wide gap)."""
         o = self.options
         table = [g for g in groups if g.kind == TABLE and g.tiles]
         if len(table) < 2:
@@ -215,15 +216,17 @@ class TableReader:
         ends = {t for g in table for t in (g.tiles[0], g.tiles[-1])}
         lines = [list(g.tiles) for g in table]
 
-        def valid(tiles: list[int]) -> bool:
-            return analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules).valid
+        def valid(tiles: list[int], as_laid: bool = False) -> bool:
+            v = analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules)
+            return _valid_as_laid(v) if as_laid else v.valid
 
         for i, j in link_neighbours(detections.quads, looser):
             a, b = line_of.get(i), line_of.get(j)
             if a is None or b is None or a == b or i not in ends or j not in ends or not lines[a] or not lines[b]:
                 continue
             both = order_line(detections.quads, lines[a] + lines[b])
-            if valid(both) and not (valid(lines[a]) and valid(lines[b])):
+            # the tiles joined must read in order as they lie: K8 K9 K10 and a K7 dropped past K10 are not one set
+            if valid(both, as_laid=True) and not (valid(lines[a]) and valid(lines[b])):
                 lines[a], lines[b] = both, []
                 for t in both:
                     line_of[t] = a
@@ -250,10 +253,11 @@ class TableReader:
         width = float(np.median(f.widths))
         steps = np.linalg.norm(np.diff(f.centers, axis=0), axis=1) / max(width, 1e-9)
         wide = steps > np.median(steps) + WIDE_GAP  # wide[k]: the gap before tile k + 1
-        valid = {(a, b): b - a >= 3 and analyse_set(tiles[a:b], rules).valid
+        valid = {(a, b): b - a >= 3 and _valid_as_laid(analyse_set(tiles[a:b], rules))
                  for a in range(n) for b in range(a + 1, n + 1)}
-        # best[b]: (tiles in valid sets, -pieces, cuts) over the first b tiles, last piece ending at b
-        best: dict[tuple[int, bool], tuple[int, int, list[int]]] = {(0, True): (0, 0, [])}
+        # best[b]: (tiles in valid sets, -pieces, table at the cuts, cuts) over the first b tiles, last
+        # piece ending at b; of two equally good cuts the one at the wider gap wins (K5 K6 K7 _ K8 B8 O8)
+        best: dict[tuple[int, bool], tuple[int, int, float, list[int]]] = {(0, True): (0, 0, 0.0, [])}
         for b in range(1, n + 1):
             for a in range(b):
                 ok = valid[(a, b)]
@@ -262,12 +266,13 @@ class TableReader:
                         continue
                     if a > 0 and not (ok or prev_ok) and not wide[a - 1]:
                         continue
-                    score, pieces, cuts = best[(a, prev_ok)]
-                    cand = (score + (b - a if ok else 0), pieces - 1, cuts + [b])
-                    if (b, ok) not in best or cand[:2] > best[(b, ok)][:2]:
+                    score, pieces, gaps, cuts = best[(a, prev_ok)]
+                    cand = (score + (b - a if ok else 0), pieces - 1, gaps + (float(steps[a - 1]) if a else 0.0),
+                            cuts + [b])
+                    if (b, ok) not in best or cand[:3] > best[(b, ok)][:3]:
                         best[(b, ok)] = cand
         ends = [best[(n, ok)] for ok in (True, False) if (n, ok) in best]
-        score, _, cuts = max(ends, key=lambda c: c[:2])
+        score, _, _, cuts = max(ends, key=lambda c: c[:3])
         if score == 0:
             return [indices]
         starts = [0] + cuts[:-1]
@@ -294,6 +299,12 @@ class TableReader:
         hangs = tuple(indices[k] for k, i in enumerate(indices)
                       if read.scores[i] < o.unsure_below and suggest_missing(tiles[:k] + [None] + tiles[k + 1:], o.rules))
         return verdict, None, TABLE, hangs
+
+
+def _valid_as_laid(verdict: SetVerdict) -> bool:
+    """Valid in the order the tiles lie (a run ascending or descending, or a group): how players lay
+    sets, so a piece cut from a longer line or two lines joined must read so (K8 K9 K10 K7 does not)."""
+    return verdict.valid and (not verdict.ranks or min(verdict.ranks) < 2)
 
 
 def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:

@@ -1,0 +1,123 @@
+"""Tiles the outlines missed (vision/recover.py): places over uncovered tile face, outlines two tiles wide."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from vision.recover import uncovered_places, wide_outlines
+
+ROOT = Path(__file__).resolve().parents[1]
+W, H = 30.0, 40.0  # a tile face, pixels
+
+
+def row(n: int, degrees: float, centre=(200.0, 150.0), step: float = 1.04 * W) -> np.ndarray:
+    """``n`` tiles side by side along a line turned ``degrees``: quads TL, TR, BR, BL."""
+    a = np.deg2rad(degrees)
+    x, up = np.array([np.cos(a), np.sin(a)]), np.array([np.sin(a), -np.cos(a)])
+    quads = []
+    for k in range(n):
+        c = np.array(centre) + x * (k - (n - 1) / 2) * step
+        quads.append([c - x * W / 2 + up * H / 2, c + x * W / 2 + up * H / 2,
+                      c + x * W / 2 - up * H / 2, c - x * W / 2 - up * H / 2])
+    return np.array(quads, np.float32)
+
+
+def face_map(quads: np.ndarray, shape=(300, 400)) -> np.ndarray:
+    """What the detector's face output looks like over these tiles: about 1 on each face, soft edges."""
+    face = np.zeros(shape, np.float32)
+    cv2.fillPoly(face, [np.round(q).astype(np.int32) for q in quads], 0.95)
+    return cv2.GaussianBlur(face, (5, 5), 1.0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0, 360), st.integers(4, 6), st.data())
+def test_a_tile_missing_from_a_line_gets_a_place_where_it_lies(degrees, n, data):
+    quads = row(n, degrees)
+    missing = data.draw(st.integers(0, n - 1))
+    found = np.delete(quads, missing, axis=0)
+    places = uncovered_places(face_map(quads), 1.0, found)
+    assert len(places) == 1
+    place = places[0]
+    assert np.linalg.norm(place.mean(axis=0) - quads[missing].mean(axis=0)) < 0.25 * W
+    # laid the way its neighbours lie: its width along the line
+    sides = sorted(np.linalg.norm(place - np.roll(place, 1, axis=0), axis=1))
+    assert sides[0] == pytest.approx(W, rel=0.1) and sides[-1] == pytest.approx(H, rel=0.1)
+
+
+@pytest.mark.parametrize("degrees", [0, 30, 90, 150])
+def test_two_tiles_missing_side_by_side_get_two_places(degrees):
+    quads = row(6, degrees)
+    found = quads[[0, 1, 4, 5]]
+    places = uncovered_places(face_map(quads), 1.0, found)
+    centres = sorted(map(tuple, np.round([p.mean(axis=0) for p in places])))
+    truth = sorted(map(tuple, np.round(quads[[2, 3]].mean(axis=1))))
+    assert len(places) == 2
+    assert np.abs(np.array(centres) - np.array(truth)).max() < 0.3 * W
+
+
+def test_no_place_where_every_face_is_covered_or_only_a_fringe_shows():
+    quads = row(5, 20)
+    assert uncovered_places(face_map(quads), 1.0, quads) == []
+    # outlines drawn a little small leave a fringe of face round each tile: no tile there
+    shrunk = quads.mean(axis=1, keepdims=True) + (quads - quads.mean(axis=1, keepdims=True)) * 0.85
+    assert uncovered_places(face_map(quads), 1.0, shrunk) == []
+    # no face at all (table between tiles): nothing
+    assert uncovered_places(np.zeros((300, 400), np.float32), 1.0, quads[[0, 4]]) == []
+
+
+def test_places_come_back_in_image_pixels_when_the_detector_looked_at_the_photo_smaller():
+    quads = row(5, 10) * 2  # tiles 60 x 80 in the photo; the detector saw it at half size
+    places = uncovered_places(face_map(quads * 0.5), 0.5, quads[[0, 1, 3, 4]])
+    assert len(places) == 1
+    assert np.linalg.norm(places[0].mean(axis=0) - quads[2].mean(axis=0)) < 0.5 * W
+
+
+@pytest.mark.parametrize("degrees", [0, 35, 90])
+def test_an_outline_two_tiles_wide_is_offered_as_two_tiles(degrees):
+    quads = row(6, degrees)
+    merged = np.array([quads[2][0], quads[3][1], quads[3][2], quads[2][3]], np.float32)  # tiles 2 and 3 as one
+    outlines = np.concatenate([quads[[0, 1]], merged[None], quads[[4, 5]]])
+    wide, halves = wide_outlines(outlines)
+    assert wide == [2]
+    centres = np.array([h.mean(axis=0) for h in halves])
+    truth = quads[[2, 3]].mean(axis=1)
+    assert min(np.abs(centres - truth).max(), np.abs(centres[::-1] - truth).max()) < 0.2 * W
+    # ordinary tiles, turned any way, are never offered
+    assert wide_outlines(row(6, degrees))[0] == []
+
+
+@pytest.fixture(scope="module")
+def model():
+    from vision.model import TileModel
+
+    return TileModel.load(None)
+
+
+def test_a_detection_removed_from_a_photo_is_found_again_and_read_the_same(model):
+    image = cv2.imread(str(ROOT / "sample_images" / "valid_table.jpg"))
+    look = model._look(image)
+    found = model._read_outlines(image, look.quads, look.scores)
+    assert len(found) >= 15
+    back = 0
+    for k in range(len(found)):
+        rest = found[np.delete(np.arange(len(found)), k)]
+        again = model._recover(image, rest, look)
+        assert len(again) <= len(found)  # never more tiles than are there
+        if len(again) == len(found):
+            new = again[len(rest):]
+            assert new.codes == [found.codes[k]]
+            assert np.linalg.norm(new.centers[0] - found.centers[k]) < 0.3 * np.linalg.norm(
+                found.quads[k][1] - found.quads[k][0])
+            back += 1
+    assert back >= 0.8 * len(found)
+
+
+@pytest.mark.parametrize("name", ["valid_table.jpg", "invalid_table.jpg", "rack.jpg", "turned_table.jpg"])
+def test_nothing_is_added_to_photos_where_every_tile_was_found(model, name):
+    image = cv2.imread(str(ROOT / "sample_images" / name))
+    look = model._look(image)
+    found = model._read_outlines(image, look.quads, look.scores)
+    assert len(model._recover(image, found, look)) == len(found)

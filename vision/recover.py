@@ -1,0 +1,130 @@
+"""Tiles the outline step missed, looked for where the detector itself saw tile face.
+
+Tiles pressed edge to edge inside a set can share one core region that is
+too weak to outline, or an outline the classifier turns down; the detector's
+*face* output still covers them.  So the face the found outlines leave
+uncovered is cut into places the size of this photo's own tiles (taken from
+the nearest tile found, laid the way that region lies), and the classifier
+reads each place: only a confident tile reading is kept, so table showing
+between tiles never becomes a tile.  Outlines about two tiles wide (two
+tiles at an angle read as one diamond, or two touching tiles as one) are
+offered to the classifier cut in two the same way.
+
+Everything here is geometry on the maps and quads; the classifier is called
+by :class:`vision.model.TileModel`, once, on all the places together.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import tile_frames
+
+FACE = 0.5  # face probability that counts as tile face
+GROWN = 1.1  # a found outline covers this much of the face map around it (the map is blurred)
+MIN_AREA = 0.25  # uncovered face smaller than this share of a tile is a fringe of a found one
+MIN_SIDE = 0.3  # ... and so is a strip narrower than this share of the tile's width
+APART = 0.6  # a place's centre lies at least this many tile widths from every tile found
+MAX_RUN = 6  # at most this many missed tiles side by side in one uncovered region
+WIDE = 1.7  # an outline this many tile widths wide (of the photo's usual tile) may be two tiles
+
+
+def _frame_near(frames, point: np.ndarray) -> int:
+    return int(np.argmin(np.linalg.norm(frames.centers - point, axis=1)))
+
+
+def _quads_along(centre: np.ndarray, axis: np.ndarray, n: int, step: float, width: float,
+                 height: float) -> list[np.ndarray]:
+    """``n`` tiles of ``width`` x ``height`` side by side along ``axis``, ``step`` apart, about ``centre``."""
+    axis = axis / max(float(np.linalg.norm(axis)), 1e-9)
+    up = np.array([-axis[1], axis[0]])
+    hw, hh = width / 2, height / 2
+    out = []
+    for k in range(n):
+        c = centre + axis * (k - (n - 1) / 2) * step
+        out.append(np.array([c - axis * hw - up * hh, c + axis * hw - up * hh,
+                             c + axis * hw + up * hh, c - axis * hw + up * hh], np.float32))
+    return out
+
+
+def uncovered_places(face: np.ndarray, scale: float, quads: np.ndarray) -> list[np.ndarray]:
+    """Tile-sized quads (image pixels) over tile face that no outline in ``quads`` covers.
+
+    ``face``: the detector's face probability at the scale it ran at
+    (``scale`` = its pixels per image pixel); ``quads``: the tiles found, in
+    image pixels.  A region about one tile big gives one place; a strip of
+    several tiles side by side (the way sets lie) is cut into tiles of the
+    nearest found tile's width along its long side.
+    """
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if not len(q):
+        return []
+    f = tile_frames(q * scale)
+    covered = np.zeros(face.shape, np.uint8)
+    grown = f.centers[:, None, :] + (q * scale - f.centers[:, None, :]) * GROWN
+    cv2.fillPoly(covered, [np.round(g).astype(np.int32) for g in grown], 1)
+    open_face = ((face > FACE) & (covered == 0)).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(open_face, connectivity=4)
+    if count <= 1:
+        return []
+    tile_area = float(np.median(f.widths * f.heights))
+    places = []
+    for k in range(1, count):
+        if stats[k, cv2.CC_STAT_AREA] < MIN_AREA * tile_area:
+            continue
+        x0, y0, bw, bh = stats[k, :4]
+        ys, xs = np.nonzero(labels[y0:y0 + bh, x0:x0 + bw] == k)
+        points = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(points)
+        centre = np.array([cx, cy])
+        near = _frame_near(f, centre)
+        w, h = float(f.widths[near]), float(f.heights[near])
+        long_side, short_side = max(rw, rh), min(rw, rh)
+        theta = np.deg2rad(angle if rw >= rh else angle + 90)
+        long_axis = np.array([np.cos(theta), np.sin(theta)])
+        if short_side < MIN_SIDE * w or short_side > 1.6 * h:
+            continue  # a fringe of a found tile, or a block of tiles (not a strip): leave it
+        if short_side < (w + h) / 2:  # one tile across: its height lies along the region
+            if long_side > 1.6 * h:
+                continue  # tiles stacked top to bottom are no set; a region this tall is not one tile
+            axis = f.x_axes[near] if long_side < 1.15 * short_side else np.array([-long_axis[1], long_axis[0]])
+            places += _quads_along(centre, axis, 1, w, w, h)
+        elif long_side <= MAX_RUN * 1.1 * w:  # tiles side by side along the region
+            n = max(1, round(long_side / w))
+            places += _quads_along(centre, long_axis, n, long_side / n, w, h)
+    if not places:
+        return []
+    centres = np.array([p.mean(axis=0) for p in places])
+    gap = np.linalg.norm(centres[:, None] - f.centers[None], axis=2) / f.widths[None]
+    return [p / scale for p, g in zip(places, gap) if g.min() >= APART]
+
+
+def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
+    """(indices of outlines about two tiles wide, the two tile-sized halves of each, in pairs).
+
+    The usual tile is the photo's median; an outline at least ``WIDE`` usual
+    widths along one side and about one tile height the other way is cut
+    across its long side into two tiles.
+    """
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if len(q) < 3:
+        return [], []
+    f = tile_frames(q)
+    w, h = float(np.median(f.widths)), float(np.median(f.heights))
+    wide, halves = [], []
+    for i in range(len(q)):
+        rect = cv2.minAreaRect(q[i].astype(np.float32))
+        (cx, cy), (rw, rh), angle = rect
+        long_side, short_side = max(rw, rh), min(rw, rh)
+        if not (WIDE * w <= long_side <= 2.6 * w and 0.8 * h <= short_side <= 1.5 * h
+                and rw * rh >= WIDE * w * h):
+            continue  # a tile of its own (its long side is its height), or no pair of tiles
+        theta = np.deg2rad(angle if rw >= rh else angle + 90)
+        axis = np.array([np.cos(theta), np.sin(theta)])
+        wide.append(i)
+        halves += _quads_along(np.array([cx, cy]), axis, 2, long_side / 2, long_side / 2, max(short_side, 0.9 * h))
+    return wide, halves
+
+
+__all__ = ["uncovered_places", "wide_outlines"]
