@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vision.recover import uncovered_places, wide_outlines
+from vision.recover import beside_places, uncovered_places, wide_outlines
 
 ROOT = Path(__file__).resolve().parents[1]
 W, H = 30.0, 40.0  # a tile face, pixels
@@ -73,6 +73,25 @@ def test_places_come_back_in_image_pixels_when_the_detector_looked_at_the_photo_
     places = uncovered_places(face_map(quads * 0.5), 0.5, quads[[0, 1, 3, 4]])
     assert len(places) == 1
     assert np.linalg.norm(places[0].mean(axis=0) - quads[2].mean(axis=0)) < 0.5 * W
+
+
+@pytest.mark.parametrize("degrees", [0, 60, 180, 250])
+def test_a_faint_last_tile_of_a_set_gets_a_place_and_bare_table_beside_a_tile_none(degrees):
+    quads = row(5, degrees)
+    faint = face_map(quads[:4]) + 0.4 * face_map(quads[4:])  # the detector barely saw the last tile
+    places = uncovered_places(faint, 1.0, quads[:4])
+    assert places == []  # too faint to count as face
+    places = beside_places(faint, 1.0, quads[:4], (300, 400))
+    assert len(places) == 1
+    assert np.linalg.norm(places[0].mean(axis=0) - quads[4].mean(axis=0)) < 0.15 * W
+    # already looked at: not offered twice
+    assert beside_places(faint, 1.0, quads[:4], (300, 400), taken=places) == []
+    # nothing beside the set's other end, nor beside a tile alone on bare table
+    assert beside_places(face_map(quads[:4]), 1.0, quads[:4], (300, 400)) == []
+    # a place past the photo's edge is never offered
+    edge = quads[4].mean(axis=0)
+    clipped = (int(edge[1]) if abs(edge[1] - 150) > 1 else 300, int(edge[0]) if abs(edge[0] - 200) > 1 else 400)
+    assert beside_places(faint, 1.0, quads[:4], clipped) == []
 
 
 @pytest.mark.parametrize("degrees", [0, 35, 90])

@@ -27,6 +27,9 @@ MIN_AREA = 0.25  # uncovered face smaller than this share of a tile is a fringe 
 MIN_SIDE = 0.3  # ... and so is a strip narrower than this share of the tile's width
 APART = 0.6  # a place's centre lies at least this many tile widths from every tile found
 MAX_RUN = 6  # at most this many missed tiles side by side in one uncovered region
+DETAIL = 12.0  # map pixels across a tile's width that are enough to cut the uncovered face into tiles
+BESIDE = 0.3  # mean face probability over a place beside a tile that is worth a look
+STEP = 1.05  # centre to centre, in tile widths, of tiles side by side in a set
 WIDE = 1.7  # an outline this many tile widths wide (of the photo's usual tile) may be two tiles
 
 
@@ -60,6 +63,12 @@ def uncovered_places(face: np.ndarray, scale: float, quads: np.ndarray) -> list[
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if not len(q):
         return []
+    # a coarse map (the detector's own grid) is enlarged until a tile is about DETAIL pixels wide
+    width = float(np.median(tile_frames(q).widths)) * scale
+    up = int(min(8, 2 ** max(0, np.ceil(np.log2(DETAIL / max(width, 1e-6))))))
+    if up > 1:
+        face = cv2.resize(face, (face.shape[1] * up, face.shape[0] * up), interpolation=cv2.INTER_LINEAR)
+        scale *= up
     f = tile_frames(q * scale)
     covered = np.zeros(face.shape, np.uint8)
     grown = f.centers[:, None, :] + (q * scale - f.centers[:, None, :]) * GROWN
@@ -100,6 +109,39 @@ def uncovered_places(face: np.ndarray, scale: float, quads: np.ndarray) -> list[
     return [p / scale for p, g in zip(places, gap) if g.min() >= APART]
 
 
+def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tuple[int, int],
+                  taken: list[np.ndarray] = (), least: float = BESIDE) -> list[np.ndarray]:
+    """Tile-sized places one step beyond either side of each tile in ``quads``, inside a photo of
+    ``shape`` (h, w), where the detector saw at least ``least`` face on average and neither a tile
+    nor a place already ``taken`` lies: the last tile of a set, or the second of a pair, too faint
+    for :func:`uncovered_places`."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if not len(q):
+        return []
+    f = tile_frames(q)
+    step = (STEP * f.widths)[:, None] * f.x_axes
+    centres = np.concatenate([f.centers + step, f.centers - step])
+    x_axes, up_axes = np.concatenate([f.x_axes, f.x_axes]), np.concatenate([f.up_axes, f.up_axes])
+    widths, heights = np.concatenate([f.widths, f.widths]), np.concatenate([f.heights, f.heights])
+    gap = np.linalg.norm(centres[:, None] - f.centers[None], axis=2) / f.widths[None]
+    free = (gap.min(axis=1) >= APART) & np.all((centres >= 0) & (centres < np.array(shape[::-1])), axis=1)
+    # the face seen inside each place: a 3 x 3 grid of samples over its middle
+    grid = np.array([(a, b) for a in (-0.3, 0, 0.3) for b in (-0.3, 0, 0.3)])
+    points = (centres[:, None, :] + grid[None, :, :1] * (widths[:, None, None] * x_axes[:, None, :])
+              + grid[None, :, 1:] * (heights[:, None, None] * up_axes[:, None, :]))
+    ij = np.round(points * scale).astype(np.int64)
+    inside = (ij[..., 0] >= 0) & (ij[..., 1] >= 0) & (ij[..., 0] < face.shape[1]) & (ij[..., 1] < face.shape[0])
+    seen = np.where(inside, face[np.clip(ij[..., 1], 0, face.shape[0] - 1), np.clip(ij[..., 0], 0, face.shape[1] - 1)], 0)
+    keep = np.nonzero(free & (seen.mean(axis=1) >= least))[0]
+    places, taken = [], [np.asarray(t).mean(axis=0) for t in taken]
+    for k in keep:
+        if any(np.linalg.norm(centres[k] - c) < APART * widths[k] for c in taken):
+            continue  # the same place seen from the tiles on both its sides, or already looked at
+        taken.append(centres[k])
+        places += _quads_along(centres[k], x_axes[k], 1, widths[k], widths[k], heights[k])
+    return places
+
+
 def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
     """(indices of outlines about two tiles wide, the two tile-sized halves of each, in pairs).
 
@@ -127,4 +169,4 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
     return wide, halves
 
 
-__all__ = ["uncovered_places", "wide_outlines"]
+__all__ = ["beside_places", "uncovered_places", "wide_outlines"]
