@@ -179,7 +179,8 @@ class Companion:
         g = s.game
         options = s.rules
         table = ts.tables
-        sets = sets_json(ts, options, g.turn.table_before if g and g.status is Status.PLAYING else None)
+        sets = sets_json(ts, options, g.turn.table_before if g and g.status is Status.PLAYING else None,
+                         g.tally.table if g and g.status is Status.TALLY else None)
         return {
             "version": self.version(ts),
             "server": self.server_id,
