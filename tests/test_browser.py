@@ -246,6 +246,9 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             page.click(".tally-row:has-text('Ben') >> text=Read")
             page.wait_for_function("(r) => document.querySelector('textarea[data-player=Ben]').value === r", arg=expect)
             page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('45 points')")
+            # the rack laid beside the final table is a rack to count, never an invalid table set
+            assert page.locator("#sets .set.invalid").count() == 0
+            assert "rack row · 45 points" in page.locator("#sets .set.rack").all_inner_texts()[-1]
         elif action == "confirm":
             page.click("text=Confirm and score")
             page.wait_for_function("!document.getElementById('controls').hidden")
