@@ -317,6 +317,9 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("text=Save rules")
     page.locator("#form-ok").wait_for()
     save(page, tmp_path, "phone-settings.png")
+    page.click("#your-tiles >> text=Teach your tiles")  # the way to the tile profile screen
+    page.wait_for_url(url + "/teach")
+    assert page.locator("h1").inner_text() == "Teach your tiles"
     page.goto(url + "/new")
     page.fill("textarea[name=players]", "Ann\nBen")
     page.click("button:has-text('Start the game')")
