@@ -103,6 +103,24 @@ def test_a_set_laid_with_one_wide_gap_is_joined_when_only_together_it_is_valid()
         ("R4 R5 R6", "valid"), ("K9 B9 O9", "valid")]
 
 
+def test_pieces_cut_from_a_line_are_valid_in_the_order_they_lie():
+    # K7 pushed against the end of K8 K9 K10 (with R6 B6 after it) is not a fourth tile of that run
+    assert read_line("K8 K9 K10 K7 R6 B6", [0.05] * 5) == [("K8 K9 K10", "valid"), ("K7 R6 B6", "invalid")]
+    # ... nor is a K7 dropped a little past the K10 joined to it
+    assert read_line("K8 K9 K10 K7", [0.05, 0.05, 0.9]) == [("K8 K9 K10", "valid"), ("K7", "invalid")]
+    # in order it is one set, laid with a wide gap
+    assert read_line("K7 K8 K9 K10", [0.9, 0.05, 0.05]) == [("K7 K8 K9 K10", "valid")]
+
+
+@pytest.mark.parametrize("gaps, expected", [
+    ([0.05, 0.05, 0.3, 0.05, 0.05, 0.05], [("R5 B5 O5", "valid"), ("K5 K6 K7 K8", "valid")]),
+    ([0.05, 0.05, 0.05, 0.3, 0.05, 0.05], [("R5 B5 O5 K5", "valid"), ("K6 K7 K8", "valid")]),
+])
+def test_a_tile_where_two_sets_meet_goes_with_the_set_across_the_narrower_gap(gaps, expected):
+    # K5 completes the group and starts the run: either cut makes two valid sets; the gap decides
+    assert read_line("R5 B5 O5 K5 K6 K7 K8", gaps) == expected
+
+
 def test_a_doubtful_tile_makes_an_invalid_set_unsure_not_invalid():
     tiles = parse_tiles("R4 R5 K9 R7 O1")
     quads = [[[40 + 48 * k, 100], [85 + 48 * k, 100], [85 + 48 * k, 160], [40 + 48 * k, 160]] for k in range(4)]

@@ -149,8 +149,9 @@ class TileModel:
         pw, ph = -(-sw // self.multiple) * self.multiple, -(-sh // self.multiple) * self.multiple
         small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
         canvas = cv2.copyMakeBorder(small, 0, ph - sh, 0, pw - sw, cv2.BORDER_CONSTANT, value=0)
-        # NCHW float RGB in [0, 1] (as cv2.dnn.blobFromImage makes it, bit for bit, in an eighth of the time)
-        x = canvas[None, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
+        # NCHW float RGB in [0, 1], as cv2.dnn.blobFromImage makes it bit for bit in half the time: the
+        # bytes are put in order first (a contiguous input also spares onnxruntime a copy)
+        x = np.ascontiguousarray(canvas[:, :, ::-1].transpose(2, 0, 1))[None].astype(np.float32) * np.float32(1 / 255)
         maps = self.detector.run(None, {"image": x})[0][0]
         probs = 1 / (1 + np.exp(-maps))  # (2, ph/stride, pw/stride): face, core (face guides training only)
         # back to model-input pixels so outlines are not stuck on the stride grid
