@@ -124,17 +124,19 @@ def _on_rack(row: list[int], f, scale: float, lab: np.ndarray, tiles_mask: np.nd
 
     first, last = float(t.min()), float(t.max())
     # the board shows in the row's gaps and past its ends (a full row may hide it all but one end)
-    boards = [patch(-0.3, 0.3, first - 1.2 * w, last + 1.2 * w), patch(-0.3, 0.3, last + 0.6 * w, last + 1.6 * w),
-              patch(-0.3, 0.3, first - 1.6 * w, first - 0.6 * w)]
-    tables = [patch(a, b, first - 1.2 * w, last + 1.2 * w, free=0.6) for a, b in ((1.3, 2.2), (-2.2, -1.3))]
-    tables = [(p, np.median(p, axis=0)) for p in tables if len(p) >= 12]
-    tables = [m for p, m in tables if _even(p, m)]  # the table beyond a rack is open and even, not more tiles
+    boards = (patch(-0.3, 0.3, lo, hi) for lo, hi in  # each looked at only when the one before says no
+              ((first - 1.2 * w, last + 1.2 * w), (last + 0.6 * w, last + 1.6 * w), (first - 1.6 * w, first - 0.6 * w)))
+    tables = None  # looked at only once a board is seen
     for beside in boards:
         if len(beside) < 12:
             continue
         board = np.median(beside, axis=0)
         if not _even(beside, board) or float(np.linalg.norm(board - face)) < NOT_FACE:
             continue
+        if tables is None:
+            tables = [patch(a, b, first - 1.2 * w, last + 1.2 * w, free=0.6) for a, b in ((1.3, 2.2), (-2.2, -1.3))]
+            tables = [(p, np.median(p, axis=0)) for p in tables if len(p) >= 12]
+            tables = [m for p, m in tables if _even(p, m)]  # the table beyond a rack is open and even, not more tiles
         if any(float(np.linalg.norm(table - board)) > CONTRAST and table[0] - board[0] > DARKER for table in tables):
             return True
     return False
