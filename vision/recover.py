@@ -29,7 +29,7 @@ APART = 0.6  # a place's centre lies at least this many tile widths from every t
 MAX_RUN = 6  # at most this many missed tiles side by side in one uncovered region
 DETAIL = 12.0  # map pixels across a tile's width that are enough to cut the uncovered face into tiles
 BESIDE = 0.3  # mean face probability over a place beside a tile that is worth a look
-STEP = 1.05  # centre to centre, in tile widths, of tiles side by side in a set
+STEP = 1.05  # centre to centre, in tile widths, of tiles side by side in a set (when a photo cannot say)
 WIDE = 1.7  # an outline this many tile widths wide (of the photo's usual tile) may be two tiles
 
 
@@ -119,7 +119,7 @@ def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tupl
     if not len(q):
         return []
     f = tile_frames(q)
-    step = (STEP * f.widths)[:, None] * f.x_axes
+    step = (_photo_step(f) * f.widths)[:, None] * f.x_axes
     centres = np.concatenate([f.centers + step, f.centers - step])
     x_axes, up_axes = np.concatenate([f.x_axes, f.x_axes]), np.concatenate([f.up_axes, f.up_axes])
     widths, heights = np.concatenate([f.widths, f.widths]), np.concatenate([f.heights, f.heights])
@@ -140,6 +140,18 @@ def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tupl
         taken.append(centres[k])
         places += _quads_along(centres[k], x_axes[k], 1, widths[k], widths[k], heights[k])
     return places
+
+
+def _photo_step(f) -> float:
+    """Centre to centre of tiles side by side in this photo, in tile widths (outlines drawn a little
+    large or small and the gaps players leave change it): the median over tiles of the nearest
+    neighbour in line, else ``STEP``."""
+    d = f.centers[None, :, :] - f.centers[:, None, :]
+    along = np.abs(np.einsum("ijk,ik->ij", d, f.x_axes)) / f.widths[:, None]
+    across = np.abs(np.einsum("ijk,ik->ij", d, f.up_axes)) / f.heights[:, None]
+    near = np.where((across < 0.25) & (along > 0.7) & (along < 1.6), along, np.inf).min(axis=1)
+    near = near[np.isfinite(near)]
+    return float(np.median(near)) if len(near) >= 2 else STEP
 
 
 def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
