@@ -45,9 +45,9 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     scale = 1.0 / step
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     tiles_mask = np.zeros(small.shape[:2], np.uint8)
-    cv2.fillPoly(tiles_mask, [np.round(_grown(x * scale, 1.3)).astype(np.int32) for x in q], 1)
+    cv2.fillPoly(tiles_mask, list(np.round(_grown(q * scale, 1.3)).astype(np.int32)), 1)
     faces = np.zeros(small.shape[:2], np.uint8)
-    cv2.fillPoly(faces, [np.round(_grown(x * scale, 0.7)).astype(np.int32) for x in q], 1)
+    cv2.fillPoly(faces, list(np.round(_grown(q * scale, 0.7)).astype(np.int32)), 1)
     face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
     found = [row for row in candidates if _on_rack(row, f, scale, lab, tiles_mask, face)]
     # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
@@ -67,9 +67,10 @@ def _same_rack(row: list[int], other: list[int], f) -> bool:
     return bool(0.9 <= step <= 1.8 and overlap and abs(float(np.median(f.heights[row])) / h - 1) < 0.25)
 
 
-def _grown(quad: np.ndarray, factor: float) -> np.ndarray:
-    c = quad.mean(axis=0)
-    return c + (quad - c) * factor
+def _grown(quads: np.ndarray, factor: float) -> np.ndarray:
+    """(N, 4, 2) quads scaled by ``factor`` about their own centres."""
+    c = quads.mean(axis=1, keepdims=True)
+    return c + (quads - c) * factor
 
 
 def _reading_axis(q: np.ndarray) -> np.ndarray:
