@@ -4,11 +4,13 @@ Tiles pressed edge to edge inside a set can share one core region that is
 too weak to outline, or an outline the classifier turns down; the detector's
 *face* output still covers them.  So the face the found outlines leave
 uncovered is cut into places the size of this photo's own tiles (taken from
-the nearest tile found, laid the way that region lies), and the classifier
-reads each place: only a confident tile reading is kept, so table showing
-between tiles never becomes a tile.  Outlines about two tiles wide (two
-tiles at an angle read as one diamond, or two touching tiles as one) are
-offered to the classifier cut in two the same way.
+the nearest tile found, laid the way that region lies); where the face is
+too faint for that, the place one step (this photo's own spacing) beside a
+tile is looked at when some face shows there (the last tile of a set, the
+second of a pair).  Outlines about two tiles wide (two tiles at an angle
+read as one, or two touching tiles as one) are offered cut in two.  The
+classifier reads each place, and only a sure tile reading is kept, so table
+showing between tiles is not made a tile.
 
 Everything here is geometry on the maps and quads; the classifier is called
 by :class:`vision.model.TileModel`, once, on all the places together.
