@@ -140,3 +140,27 @@ def test_nothing_is_added_to_photos_where_every_tile_was_found(model, name):
     look = model._look(image)
     found = model._read_outlines(image, look.quads, look.scores)
     assert len(model._recover(image, found, look)) == len(found)
+
+
+def test_two_touching_tiles_outlined_as_one_are_read_as_two(model):
+    from vision.geometry import link_neighbours
+
+    image = cv2.imread(str(ROOT / "sample_images" / "valid_table.jpg"))
+    look = model._look(image)
+    found = model._read_outlines(image, look.quads, look.scores)
+    split = 0
+    pairs = link_neighbours(found.quads)
+    for i, j in pairs:
+        a, b = found.quads[i], found.quads[j]
+        hull = cv2.boxPoints(cv2.minAreaRect(np.concatenate([a, b]).astype(np.float32)))
+        merged = found[[k for k in range(len(found)) if k not in (i, j)]]
+        merged.quads = np.concatenate([merged.quads, hull[None].astype(np.float32)])
+        merged.class_ids = np.append(merged.class_ids, found.class_ids[i])
+        merged.scores = np.append(merged.scores, np.float32(0.9))
+        merged.inferred = np.append(merged.inferred, False)
+        again = model._recover(image, merged, look)
+        assert len(again) in (len(merged), len(found))  # the wide outline kept, or two tiles for it
+        if len(again) == len(found):
+            assert sorted(again.codes) == sorted(found.codes)
+            split += 1
+    assert split >= 0.7 * len(pairs)

@@ -160,8 +160,8 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
     """(indices of outlines about two tiles wide, the two tile-sized halves of each, in pairs).
 
     The usual tile is the photo's median; an outline at least ``WIDE`` usual
-    widths along one side and about one tile height the other way is cut
-    across its long side into two tiles.
+    widths along one side, about one tile height the other way and at least
+    half again a tile's area is cut across its long side into two tiles.
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) < 3:
@@ -174,7 +174,7 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
         (cx, cy), (rw, rh), angle = rect
         long_side, short_side = max(rw, rh), min(rw, rh)
         if not (WIDE * w <= long_side <= 2.6 * w and 0.8 * h <= short_side <= 1.5 * h
-                and rw * rh >= WIDE * w * h):
+                and rw * rh >= 1.5 * w * h):
             continue  # a tile of its own (its long side is its height), or no pair of tiles
         theta = np.deg2rad(angle if rw >= rh else angle + 90)
         axis = np.array([np.cos(theta), np.sin(theta)])
