@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 import onnxruntime as ort
 
-from typing import NamedTuple
-
 from vision.crops import order_upright, rotate_half_turn, warp_crop
-from vision.recover import beside_places, uncovered_places, wide_outlines
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
+from vision.recover import beside_places, uncovered_places, wide_outlines
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -33,7 +32,7 @@ RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classi
 
 class Outlines(NamedTuple):
     """What one look of the detector found: outlines and scores in image pixels, and its face map
-    (tile face probability at ``scale`` detector pixels per image pixel)."""
+    (tile face probability on the detector's output grid, ``scale`` of its pixels per image pixel)."""
 
     quads: np.ndarray
     scores: np.ndarray

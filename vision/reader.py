@@ -256,7 +256,7 @@ class TableReader:
         valid = {(a, b): b - a >= 3 and _valid_as_laid(analyse_set(tiles[a:b], rules))
                  for a in range(n) for b in range(a + 1, n + 1)}
         # best[b]: (tiles in valid sets, -pieces, table at the cuts, cuts) over the first b tiles, last
-        # piece ending at b; of two equally good cuts the one at the wider gap wins (K5 K6 K7 _ K8 B8 O8)
+        # piece ending at b; of two equally good cuts the one at the wider gap wins (R5 B5 O5 K5 _ K6 K7 K8)
         best: dict[tuple[int, bool], tuple[int, int, float, list[int]]] = {(0, True): (0, 0, 0.0, [])}
         for b in range(1, n + 1):
             for a in range(b):
