@@ -11,7 +11,10 @@ every table tile and at most the rack tiles on top:
 so the rack tiles played are ``sum_j s_ij x_j - t_i``.  Longer runs never
 need a column: a run of 6 or more splits into runs of 3-5 (table sets the
 catalogue lacks get columns of their own).  HiGHS (``highspy``) solves the
-program exactly.
+program (rules.highs): first its linear relaxation, whose optimum is whole
+for most moves; otherwise a dive from it (round one column up, solve again)
+or the integer search finds a whole solution that reaches the relaxation's
+bound on the chosen objective, which proves it the best.
 
 Jokers are modelled by what they stand for, as the judge (rules.turns) reads
 them: a run column exists for every place a joker can take (``R5 R6 J`` is
@@ -27,10 +30,13 @@ What linear rows do not say (where a freed joker may be re-used, the tile
 left for the discard in the American family, ...) the judge says: each
 optimum goes to :func:`rules.turns.validate_turn` with the same options, and
 an optimum it rejects is cut off (a no-good cut) and the program solved
-again.  The answer is therefore always a move the judge accepts, and the best
-such move.
+again.  The answer is therefore always a move the judge accepts, and no
+move the judge accepts is better in the chosen objective.
 
-Objectives, one after the other (weights keep them strictly ordered):
+Objectives, one after the other (weights keep them strictly ordered; the
+first is always the optimum, the other two are tie-breaks, optimal where the
+relaxation's optimum is whole and otherwise as good as the dive or search
+found them once the first reached its bound):
 
 1. the chosen one: ``"tiles"`` (most rack tiles) or ``"value"`` (most
    points: the table's value after the move minus before, a joker counting
@@ -44,17 +50,15 @@ Objectives, one after the other (weights keep them strictly ordered):
 
 from __future__ import annotations
 
-import os
-import threading
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
 from typing import Iterable, Sequence
 
-import highspy
 import numpy as np
 
+from rules.highs import Program
 from rules.options import RuleOptions, require
 from rules.sets import analyse_set
 from rules.tiles import JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
@@ -518,7 +522,7 @@ class _Model:
 
         # columns count the copies laid; an optimum the judge rejects is cut off
         # alone (no-good cut) and the program solved again
-        h = _Program(cost, A, row_lo, row_hi, primary is None, ub.astype(float))
+        h = Program(cost, A, row_lo, row_hi, primary is None, ub.astype(float), primary=w1 if primary else 0)
         while True:
             x = h.run()
             if x is None:
@@ -664,135 +668,6 @@ def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) ->
                 seen.add(key)
                 out.append(g)
     return out
-
-
-# --- HiGHS ---------------------------------------------------------------------
-
-_BANNER_LOCK = threading.Lock()
-_PER_THREAD = threading.local()
-
-
-def _highs() -> highspy.Highs:
-    """This thread's silent HiGHS instance, emptied for a new program (made once per thread)."""
-    h = getattr(_PER_THREAD, "highs", None)
-    if h is None:
-        h = _PER_THREAD.highs = _new_highs()
-    else:
-        h.clearModel()
-    return h
-
-
-def _new_highs() -> highspy.Highs:
-    """A silent HiGHS instance.
-
-    highspy prints its "Running HiGHS ..." banner to the process's standard
-    output (file descriptor 1, from C++) when ``Highs()`` is created, before
-    any option can be set; it is sent to /dev/null for that moment, so that a
-    ``--json`` command prints one JSON document and a server's log stays clean.
-    The instance is kept for the thread, so this happens once per thread.
-    """
-    with _BANNER_LOCK:
-        try:
-            import sys
-
-            sys.stdout.flush()
-        except (AttributeError, ValueError):
-            pass
-        saved = os.dup(1)
-        try:
-            with open(os.devnull, "wb") as null:
-                os.dup2(null.fileno(), 1)
-                h = highspy.Highs()
-                h.setOptionValue("output_flag", False)
-                h.setOptionValue("log_to_console", False)
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-    return h
-
-
-class _Program:
-    """One integer program in HiGHS: maximise ``cost``, ``0 <= x <= ub``, rows ``lo <= A x <= hi``;
-    no-good cuts added between runs."""
-
-    def __init__(self, cost, A, row_lo, row_hi, feasibility: bool, ub: np.ndarray) -> None:
-        n = len(cost)
-        h = _highs()
-        h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("mip_abs_gap", 0.5)  # every objective coefficient is whole
-        h.setOptionValue("threads", 1)
-        # presolve and the costlier root heuristics take far longer than the search itself here;
-        # only the feasibility jump pays, when any layout at all is sought (arrange)
-        h.setOptionValue("presolve", "off")
-        for heuristic in ("rins", "rens", "root_reduced_cost"):
-            h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
-        h.setOptionValue("mip_heuristic_run_feasibility_jump", feasibility)
-        lp = highspy.HighsLp()
-        lp.num_col_ = n
-        lp.num_row_ = A.shape[0]
-        lp.col_cost_ = np.asarray(cost, dtype=float)
-        lp.col_lower_ = np.zeros(n)
-        lp.col_upper_ = ub
-        lp.row_lower_ = row_lo
-        lp.row_upper_ = row_hi
-        lp.sense_ = highspy.ObjSense.kMaximize
-        # first as a linear program: where its optimum is whole it is the integer optimum too,
-        # and the integer search (and its setup) is skipped; see run()
-        csc = A.T  # columns as rows
-        nz_col, nz_row = np.nonzero(csc)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.searchsorted(nz_col, np.arange(n + 1)).astype(np.int32)
-        lp.a_matrix_.index_ = nz_row.astype(np.int32)
-        lp.a_matrix_.value_ = csc[nz_col, nz_row].astype(float)
-        h.passModel(lp)
-        self.h, self.n, self.relaxed = h, n, True
-
-    def run(self) -> np.ndarray | None:
-        if self.relaxed:
-            self.relaxed = False
-            self.h.run()
-            if self.h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
-                return None  # no whole solution either
-            x = np.asarray(self.h.getSolution().col_value)
-            whole = self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal and np.all(np.abs(x - np.rint(x)) < 1e-9)
-            # from here on an integer program (a cut may follow a whole optimum)
-            self.h.changeColsIntegrality(self.n, np.arange(self.n, dtype=np.int32),
-                                         np.array([highspy.HighsVarType.kInteger] * self.n))
-            if whole:
-                return np.rint(x).astype(int)
-        self.h.run()
-        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return None
-        return np.rint(np.asarray(self.h.getSolution().col_value)[: self.n]).astype(int)  # cut columns aside
-
-    def cut(self, x: np.ndarray, ub: np.ndarray) -> None:
-        """Forbid exactly the integer vector ``x`` (0 <= x <= ub), every other one staying feasible.
-
-        For each column laid, binaries ``down`` (x_j <= x*_j - 1) and, below its
-        bound, ``up`` (x_j >= x*_j + 1); then some column not laid is laid, or
-        some ``down``/``up`` holds.
-        """
-        h = self.h
-        n = len(x)
-        laid = np.flatnonzero(x)
-        start = h.getNumCol()
-        extra: list[tuple[int, int]] = []  # (column, kind): 0 down, 1 up
-        for j in laid:
-            extra.append((int(j), 0))
-            if x[j] < ub[j]:
-                extra.append((int(j), 1))
-        for k, (j, kind) in enumerate(extra):
-            d = start + k
-            h.addCol(0.0, 0.0, 1.0, 0, np.array([], dtype=np.int32), np.array([], dtype=float))
-            h.changeColIntegrality(d, highspy.HighsVarType.kInteger)
-            if kind == 0:  # x_j + (ub_j - x*_j + 1) d <= ub_j
-                h.addRow(-np.inf, float(ub[j]), 2, np.array([j, d], dtype=np.int32),
-                         np.array([1.0, float(ub[j] - x[j] + 1)]))
-            else:  # x_j - (x*_j + 1) d >= 0
-                h.addRow(0.0, np.inf, 2, np.array([j, d], dtype=np.int32), np.array([1.0, -float(x[j] + 1)]))
-        others = np.setdiff1d(np.arange(n), laid).astype(np.int32)
-        idx = np.concatenate([others, np.arange(start, start + len(extra), dtype=np.int32)])
-        h.addRow(1.0, np.inf, len(idx), idx, np.ones(len(idx)))
 
 
 __all__ = ["OBJECTIVES", "MAX_CUTS", "Solution", "SolverError", "arrange", "solve", "suggest_rearrangement",
