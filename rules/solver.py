@@ -428,12 +428,14 @@ class _Model:
         with one or two tiles added) becomes a column where the catalogue lacks it."""
         extra: dict[tuple, tuple[list[Tile], int]] = {}
         appended = {tuple(t.index for t in lay) for lay in self.layouts[self.cat_rows:]}
-        for s in {tuple(sorted(s)): s for s in table}.values():
-            counts = _counts(s)
-            if not (counts <= self.avail).all():
-                continue
-            holds = (self.S >= counts).all(axis=1) & (self.block_of < 0)
-            self.reward = np.where(holds, np.maximum(self.reward, len(s)), self.reward)
+        distinct = list({tuple(sorted(s)): s for s in table}.values())
+        counts = np.array([_counts(s) for s in distinct]).reshape(len(distinct), _FACES)
+        fits = (counts <= self.avail).all(axis=1)
+        distinct, counts = [s for s, f in zip(distinct, fits) if f], counts[fits]
+        if distinct:
+            holds = (self.S[:, None, :] >= counts[None, :, :]).all(axis=2) & (self.block_of < 0)[:, None]
+            self.reward = np.maximum(self.reward, (holds * np.array([len(s) for s in distinct])).max(axis=1))
+        for s in distinct:
             pairs = _pairs(s, o)
             # the catalogue holds every run of 3-5 and group with jokers as the rules allow, so a
             # grown set can only fall outside it from 4 tiles or 2 jokers up
@@ -568,8 +570,10 @@ def _set_value(shown: list[Tile], o: RuleOptions) -> int:
 def _ends(pairs: list[tuple[Tile, Tile]], o: RuleOptions) -> tuple[list[Tile], list[Tile]]:
     """The tiles that could go before and after a set, nearest first (a group: its missing colours after)."""
     meant = [m for _, m in pairs]
-    if len({m.number for m in meant}) > 1:  # a run
-        colour, numbers = meant[0].color, [_place(m, meant) for m in meant]
+    numbers = {m.number for m in meant}
+    if len(numbers) > 1:  # a run, in order ('1' after 13 is high, as _place says)
+        high = 13 in numbers and 2 not in numbers
+        colour, numbers = meant[0].color, [14 if m.number == 1 and high else m.number for m in meant]
         low = [Tile(colour, n) for n in range(numbers[0] - 1, 0, -1)]
         top = 14 if o.one_high and numbers[0] > 1 else 13
         high = [Tile(colour, 1 if n == 14 else n) for n in range(numbers[-1] + 1, top + 1)]
@@ -595,22 +599,25 @@ def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np
     out = []
     if is_group:
         return _grow_group(base, o, avail, most, jokers_allowed - have_jokers)
+    left = (avail - _counts(t for t, _ in base)).tolist()  # what the tiles at hand add to the set
+    if min(left) < 0:
+        return out
     shapes = [(tuple(low[:a])[::-1], tuple(high[:b])) for a in range(min(per_end, len(low)) + 1)
               for b in range(min(per_end, len(high)) + 1)]
     for before, after in shapes:
         if len(base) + len(before) + len(after) > 13 or len(before) + len(after) > most:
             continue
         added = [*before, *after]
-        for as_joker in product((False, True), repeat=len(added)):
+        spots = product((False, True), repeat=len(added)) if jokers_allowed > have_jokers else [(False,) * len(added)]
+        for as_joker in spots:
             if have_jokers + sum(as_joker) > jokers_allowed:
                 continue
+            if sum(as_joker) > left[JOKER_INDEX] or any(left[t.index] < 1 for t, j in zip(added, as_joker) if not j):
+                continue  # the run's tiles are all different: one of each added number tile suffices
             shown = [JOKER if j else t for t, j in zip(added, as_joker)]
             pre = list(zip(shown[: len(before)], before))
             post = list(zip(shown[len(before):], after))
-            grown = [*pre, *base, *post]
-            if not (_counts(t for t, _ in grown) <= avail).all():
-                continue
-            out.append(grown)
+            out.append([*pre, *base, *post])
     return out
 
 
