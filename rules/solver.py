@@ -61,7 +61,7 @@ import numpy as np
 from rules.highs import Program
 from rules.options import RuleOptions, require
 from rules.sets import analyse_set
-from rules.tiles import JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
+from rules.tiles import ALL_FACES, JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
 from rules.turns import validate_turn
 
 OBJECTIVES = ("tiles", "value")
@@ -236,6 +236,18 @@ def _check_tiles(table: list[list[Tile]], rack: list[Tile], o: RuleOptions) -> N
 def _counts(tiles: Iterable[Tile]) -> np.ndarray:
     """Copies of each face (0-52) among ``tiles``."""
     return np.bincount([t.index for t in tiles], minlength=_FACES).astype(np.int64)
+
+
+def _holds(have: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """``[i, k]``: row ``have[i]`` holds at least the copies ``need[k]`` of every face.
+
+    Counted as sum_k [have >= c] [need >= c] over copies c, which reaches the
+    tiles of ``need[k]`` exactly when every face is held (one product per copy).
+    """
+    hits = np.zeros((len(have), len(need)), dtype=np.int64)
+    for c in range(1, int(need.max(initial=0)) + 1):
+        hits += (have >= c).astype(np.int64) @ (need >= c).astype(np.int64).T
+    return hits == need.sum(axis=1)[None, :]
 
 
 def _jokers_per_set(o: RuleOptions) -> int:
@@ -433,7 +445,7 @@ class _Model:
         fits = (counts <= self.avail).all(axis=1)
         distinct, counts = [s for s, f in zip(distinct, fits) if f], counts[fits]
         if distinct:
-            holds = (self.S[:, None, :] >= counts[None, :, :]).all(axis=2) & (self.block_of < 0)[:, None]
+            holds = _holds(self.S, counts) & (self.block_of < 0)[:, None]
             self.reward = np.maximum(self.reward, (holds * np.array([len(s) for s in distinct])).max(axis=1))
         for s in distinct:
             pairs = _pairs(s, o)
@@ -540,11 +552,11 @@ def _in_table_order(sets: list[list[Tile]], table: Sequence[Sequence[Tile]]) -> 
     """Sets that hold a whole table set first, where that set lay; then the new ones. Also: how many."""
     if not sets:
         return [], 0
-    have = np.array([_counts(s) for s in sets])
+    holds = _holds(np.array([_counts(s) for s in sets]), np.array([_counts(s) for s in table]).reshape(-1, _FACES))
     free = np.ones(len(sets), dtype=bool)
     first = []
-    for s in table:
-        fits = np.flatnonzero(free & (have >= _counts(s)).all(axis=1))
+    for k in range(len(table)):
+        fits = np.flatnonzero(free & holds[:, k])
         if len(fits):
             free[fits[0]] = False
             first.append(fits[0])
@@ -568,15 +580,16 @@ def _set_value(shown: list[Tile], o: RuleOptions) -> int:
 
 
 def _ends(pairs: list[tuple[Tile, Tile]], o: RuleOptions) -> tuple[list[Tile], list[Tile]]:
-    """The tiles that could go before and after a set, nearest first (a group: its missing colours after)."""
+    """The tiles that could go before and after a set, nearest first, at most two a side (a group:
+    its missing colours after)."""
     meant = [m for _, m in pairs]
     numbers = {m.number for m in meant}
     if len(numbers) > 1:  # a run, in order ('1' after 13 is high, as _place says)
         high = 13 in numbers and 2 not in numbers
-        colour, numbers = meant[0].color, [14 if m.number == 1 and high else m.number for m in meant]
-        low = [Tile(colour, n) for n in range(numbers[0] - 1, 0, -1)]
+        colour, numbers = int(meant[0].color), [14 if m.number == 1 and high else m.number for m in meant]
         top = 14 if o.one_high and numbers[0] > 1 else 13
-        high = [Tile(colour, 1 if n == 14 else n) for n in range(numbers[-1] + 1, top + 1)]
+        low = [ALL_FACES[colour * 13 + n - 1] for n in range(numbers[0] - 1, max(0, numbers[0] - 3), -1)]
+        high = [ALL_FACES[colour * 13 + (0 if n == 14 else n - 1)] for n in range(numbers[-1] + 1, min(top, numbers[-1] + 2) + 1)]
         return low, high
     have = {m.color for m in meant}
     return [], [Tile(c, meant[0].number) for c in Color if c not in have]
@@ -584,11 +597,11 @@ def _ends(pairs: list[tuple[Tile, Tile]], o: RuleOptions) -> tuple[list[Tile], l
 
 def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) -> list[list[tuple[Tile, Tile]]]:
     """The set with one or two tiles added: at a run's ends, or a group's missing colours."""
-    return [g for g in _grow(base, o, 2, avail, most=2) if len(g) > len(base)]
+    return [g for g in _grow(base, o, avail, most=2) if len(g) > len(base)]
 
 
-def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np.ndarray, most: int = 4):
-    """Every form of the set with up to ``per_end`` tiles added at each end (a group: its missing
+def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray, most: int = 4):
+    """Every form of the set with up to two tiles added at each end (a group: its missing
     colours), at most ``most`` in all, each added place a tile or a joker standing for it, that
     the tiles ``avail`` can make.  Built from what each tile means, so every result is a valid
     set by construction."""
@@ -602,22 +615,20 @@ def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np
     left = (avail - _counts(t for t, _ in base)).tolist()  # what the tiles at hand add to the set
     if min(left) < 0:
         return out
-    shapes = [(tuple(low[:a])[::-1], tuple(high[:b])) for a in range(min(per_end, len(low)) + 1)
-              for b in range(min(per_end, len(high)) + 1)]
-    for before, after in shapes:
-        if len(base) + len(before) + len(after) > 13 or len(before) + len(after) > most:
-            continue
-        added = [*before, *after]
-        spots = product((False, True), repeat=len(added)) if jokers_allowed > have_jokers else [(False,) * len(added)]
-        for as_joker in spots:
-            if have_jokers + sum(as_joker) > jokers_allowed:
+    more_jokers = min(jokers_allowed - have_jokers, left[JOKER_INDEX])
+    for a in range(len(low) + 1):
+        for b in range(len(high) + 1):
+            if len(base) + a + b > 13 or a + b > most:
                 continue
-            if sum(as_joker) > left[JOKER_INDEX] or any(left[t.index] < 1 for t, j in zip(added, as_joker) if not j):
-                continue  # the run's tiles are all different: one of each added number tile suffices
-            shown = [JOKER if j else t for t, j in zip(added, as_joker)]
-            pre = list(zip(shown[: len(before)], before))
-            post = list(zip(shown[len(before):], after))
-            out.append([*pre, *base, *post])
+            before, after = low[:a][::-1], high[:b]
+            added = before + after
+            # each added place holds its tile or, where jokers are left, a joker; the run's tiles
+            # are all different, so one of each added number tile at hand suffices
+            for as_joker in product((False, True), repeat=a + b) if more_jokers > 0 else [(False,) * (a + b)]:
+                if sum(as_joker) > more_jokers or any(left[t.index] < 1 for t, j in zip(added, as_joker) if not j):
+                    continue
+                shown = [JOKER if j else t for t, j in zip(added, as_joker)]
+                out.append([*zip(shown[:a], before), *base, *zip(shown[a:], after)])
     return out
 
 
@@ -669,7 +680,7 @@ def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) ->
     for b in bases:
         if len(b) < 2:
             continue
-        for g in _grow(b, o, 2, avail):
+        for g in _grow(b, o, avail):
             key = tuple(t.index for t, _ in g)
             if key not in seen and (not freeable or (len(g) >= 3 and analyse_set([t for t, _ in g], o).valid)):
                 seen.add(key)
