@@ -279,10 +279,11 @@ def _why_not(tiles, naturals, k, one_high) -> tuple[str, str, tuple[Tile, ...]]:
         high = sorted(HIGH_ONE if x == 1 else x for x in numbers)
         fits_high = (high[-1] - high[0] + 1) - len(numbers) <= k
         ones = tuple(t for t in naturals if t.number == 1)
-        if fits_high and not one_high:
-            return "one_always_low", "'1' is always low under these rules: it cannot follow 13", ones
         others = numbers[1:]
-        if one_high and not fits_high and max(others) >= 11 and min(others) <= 3:
+        wraps = not fits_high and max(others) >= 11 and min(others) <= 3  # 13-1-2: round the corner
+        if not one_high and (fits_high or wraps):
+            return "one_always_low", "'1' is always low under these rules: it cannot follow 13", ones
+        if one_high and wraps:
             return "one_high_and_low", "a '1' may be high or low but not both: 13-1-2 is not a run", ones
     gaps = numbers[-1] - numbers[0] + 1 - len(numbers)
     return "run_gap", (
