@@ -91,6 +91,14 @@ class Tile:
     def __lt__(self, other: "Tile") -> bool:
         return self.index < other.index
 
+    # equal faces have equal indices: compared and hashed by it (sets of tiles are cached and counted
+    # everywhere, so this is on every hot path)
+    def __eq__(self, other: object) -> bool:
+        return self.index == other.index if isinstance(other, Tile) else NotImplemented
+
+    def __hash__(self) -> int:
+        return self.index
+
     @property
     def is_joker(self) -> bool:
         return self.color is None
