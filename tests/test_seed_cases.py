@@ -67,6 +67,10 @@ SETS = [
      check("R1 R2 R3", "R12 R13 R1", rules="american"), 0, [(True, "run", 6), (True, "run", 26)]),
     (LEAFLET, "So 1-2-3 and 12-13-1 are both valid runs, but 13-1-2 is not.",
      check("R13 R1 R2", rules="american"), 1, [(False, "one_high_and_low")]),
+    (LEAFLET, "So 1-2-3 and 12-13-1 are both valid runs, but 13-1-2 is not.",
+     check("K13 J K2", rules="american"), 1, [(False, "one_high_and_low")]),  # the joker would be the '1'
+    (LEAFLET, "in Sabra the '1' tiles are always low in runs: 1-2-3 is a valid run; 12-13-1 is not.",
+     check("K13 J K2"), 1, [(False, "one_always_low")]),
     (LEAFLET, "'1' tiles can be used as high or low, but not both at once.",
      check("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R1", rules="american"), 1, [(False, None)]),
     (LEAFLET, "The mechanism of play is the same as in American",
