@@ -233,6 +233,12 @@ def _check_tiles(table: list[list[Tile]], rack: list[Tile], o: RuleOptions) -> N
             raise RuleError(f"table set {i} ({format_tiles(s)}) is not valid: {verdict.problem}")
 
 
+def _count_rows(sets: Sequence[Sequence[Tile]]) -> np.ndarray:
+    """Copies of each face in each set, one row per set (one count for them all)."""
+    flat = [i * _FACES + t.index for i, s in enumerate(sets) for t in s]
+    return np.bincount(flat, minlength=len(sets) * _FACES).astype(np.int64).reshape(len(sets), _FACES)
+
+
 def _counts(tiles: Iterable[Tile]) -> np.ndarray:
     """Copies of each face (0-52) among ``tiles``."""
     return np.bincount([t.index for t in tiles], minlength=_FACES).astype(np.int64)
@@ -376,7 +382,7 @@ class _Model:
         judged = [_judged(s, o.one_high) for s in shown_list]
         pad = np.zeros(len(shown_list))
         self.extra_rows = [(np.append(r, pad), a, b) for r, a, b in self.extra_rows]
-        self.S = np.vstack([self.S, [_counts(s) for s in shown_list]])
+        self.S = np.vstack([self.S, _count_rows(shown_list)])
         self.size = np.append(self.size, [len(s) for s in shown_list])
         self.value = np.append(self.value, [v for v, _ in judged])
         self.face = np.append(self.face, [sum(t.number or 0 for t in s) for s in shown_list])
@@ -441,7 +447,7 @@ class _Model:
         extra: dict[tuple, tuple[list[Tile], int]] = {}
         appended = {tuple(t.index for t in lay) for lay in self.layouts[self.cat_rows:]}
         distinct = list({tuple(sorted(s)): s for s in table}.values())
-        counts = np.array([_counts(s) for s in distinct]).reshape(len(distinct), _FACES)
+        counts = _count_rows(distinct)
         fits = (counts <= self.avail).all(axis=1)
         distinct, counts = [s for s, f in zip(distinct, fits) if f], counts[fits]
         if distinct:
@@ -457,10 +463,13 @@ class _Model:
                 key = tuple(t.index for t in shown)
                 if key not in self.cat.keys and key not in appended and len(s) > extra.get(key, ((), 0))[1]:
                     extra[key] = (shown, len(s))
-        columns = [(shown, r) for shown, r in extra.values() if (_counts(shown) <= self.avail).all()]
-        if not o.manipulation:
-            free = self.avail - self.low
-            columns = [(shown, r) for shown, r in columns if (_counts(shown)[:JOKER_INDEX] <= free[:JOKER_INDEX]).all()]
+        columns = list(extra.values())
+        if columns:
+            fit = (_count_rows([shown for shown, _ in columns]) <= self.avail).all(axis=1)
+            if not o.manipulation:
+                free = self.avail - self.low
+                fit &= (_count_rows([shown for shown, _ in columns])[:, :JOKER_INDEX] <= free[:JOKER_INDEX]).all(axis=1)
+            columns = [c for c, f in zip(columns, fit) if f]
         self._append([shown for shown, _ in columns], o, [r for _, r in columns])
 
     def joker_rows(self, table: Sequence[Sequence[Tile]], o: RuleOptions) -> None:
@@ -552,7 +561,7 @@ def _in_table_order(sets: list[list[Tile]], table: Sequence[Sequence[Tile]]) -> 
     """Sets that hold a whole table set first, where that set lay; then the new ones. Also: how many."""
     if not sets:
         return [], 0
-    holds = _holds(np.array([_counts(s) for s in sets]), np.array([_counts(s) for s in table]).reshape(-1, _FACES))
+    holds = _holds(_count_rows(sets), _count_rows(table))
     free = np.ones(len(sets), dtype=bool)
     first = []
     for k in range(len(table)):
