@@ -268,6 +268,39 @@ def test_turns(seed, passage, argv, legal, codes):
     assert set(codes) <= found, doc
 
 
+# --- the solver under each game's rules: (seed, passage, argv, tiles placed, table afterwards or None) ------
+
+
+def solve(table: str, rack: str, rules: str = "sabra", *extra: str) -> list[str]:
+    return ["solve", "--json", "--rules", rules, "--table", table, "--rack", rack, *extra]
+
+
+SOLVES = [
+    (LEAFLET, "The player splits the run and uses the red 6 to form two new runs.",
+     solve("R1 R2 R3 R4", "R3 R5 R6 K1"), 3, [["R1", "R2", "R3"], ["R3", "R4", "R5", "R6"]]),
+    (LEAFLET, "You may extend your own or other players' melded groups or runs by adding tiles to them.",
+     solve("R1 R2 R3 R4", "R3 R5 R6 K1", "american"), 2, [["R1", "R2", "R3", "R4", "R5", "R6"]]),
+    (LEAFLET, "Note that you are **not** allowed to draw a tile and then meld all your tiles",
+     solve("R1 R2 R3", "R4", "american"), 0, [["R1", "R2", "R3"]]),
+    (LEAFLET, "A joker used in the initial meld scores the value of the tile it represents.",
+     solve("", "J K9 K10 R1", "sabra", "--initial"), 3, [["K9", "K10", "J"]]),
+    (LEAFLET, "for their initial meld, players may not use tiles already played on the table",
+     solve("B1 B2 B3", "B4 R10 R11 R12", "sabra", "--initial"), 3, [["B1", "B2", "B3"], ["R10", "R11", "R12"]]),
+    (LEAFLET, "If you hold the tile represented by a melded joker, you may replace the joker by this tile",
+     solve("R5 J R7", "R6 B9 B10 K1", "american"), 3, [["R5", "R6", "R7"], ["B9", "B10", "J"]]),
+    (LEAFLET, "The number 1 is always played as the lowest number, it cannot follow the number 13.",
+     solve("R11 R12 R13", "R1 K9"), 0, [["R11", "R12", "R13"]]),
+]
+
+
+@needs_script
+@pytest.mark.parametrize("seed, passage, argv, count, sets", SOLVES, ids=[f"{c[2][3]} {c[2][5]}+{c[2][7]}" for c in SOLVES])
+def test_solver_follows_the_game(seed, passage, argv, count, sets):
+    code, move = cli(argv)
+    assert code == 0 and move["count"] == count, move
+    assert sorted(move["sets"]) == sorted(sets), move
+
+
 # --- scoring: (seed, passage, hand or game as JSON, expected result keys) ---------------------------------
 
 SCORES = [
@@ -395,5 +428,5 @@ def _plain(text: str) -> str:
 def test_passages_are_quoted_exactly(seeds_dir):
     texts = {seed: _plain(next(seeds_dir.glob(pattern)).read_text(encoding="utf-8"))
              for seed, pattern in SEED_FILES.items()}
-    for seed, passage, *_ in [*SETS, *TURNS, *SCORES]:
+    for seed, passage, *_ in [*SETS, *TURNS, *SOLVES, *SCORES]:
         assert _plain(passage) in texts[seed], (seed, passage)
