@@ -454,10 +454,13 @@ class _Model:
             holds = _holds(self.S, counts) & (self.block_of < 0)[:, None]
             self.reward = np.maximum(self.reward, (holds * np.array([len(s) for s in distinct])).max(axis=1))
         for s in distinct:
-            pairs = _pairs(s, o)
             # the catalogue holds every run of 3-5 and group with jokers as the rules allow, so a
-            # grown set can only fall outside it from 4 tiles or 2 jokers up
+            # set can only fall outside it, or grow out of it, from 4 tiles or 2 jokers up
             extend_here = extend and (len(s) >= 4 or s.count(JOKER) >= 2)
+            full_group = len(s) == 4 and len({t.number for t in s if not t.is_joker}) == 1
+            if (not extend_here or full_group) and len(s) <= 5 and s.count(JOKER) <= 1:
+                continue  # in the catalogue as it lies, and nothing to add
+            pairs = _pairs(s, o)
             grown = [] if pairs is None else [pairs, *(_extensions(pairs, o, self.avail) if extend_here else ())]
             for shown in [list(s)] if pairs is None else [[t for t, _ in g] for g in grown]:
                 key = tuple(t.index for t in shown)
