@@ -141,10 +141,8 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
     if not len(quads):
         place.problems.append(f"{source}: no tiles found, so none of the {len(typed)} typed tiles could be placed")
         return place
-    crops = np.stack([warp_crop(image, q, model.crop_size, model.margin) for q in quads])
-    face, flip, _features = model.read_crops_raw(crops)
-    rows, quads = reading_rows(quads, softmax(flip)[:, 1])
-    probs = softmax(face)
+    quads, probs, upside_down = model.classify_outlines(image, quads)
+    rows, quads = reading_rows(quads, upside_down)
     if len(quads) != len(typed):
         place.problems.append(f"{source}: typed {len(typed)} tiles but found {len(quads)} in the photo "
                               f"({len(rows)} row{'s' * (len(rows) != 1)}); matching them in reading order")
