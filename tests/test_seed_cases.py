@@ -364,7 +364,7 @@ SCORES = [
      {"rules": "international", "racks": {"A": [], "B": ["R5"]},
       "hand": "R1 R1 K3 K3 B5 B5 O7 O7 R9 R9 K11 K11 B13 B13"}, {"scores": {"A": 1700, "B": -5}}),
     (LEAFLET, "When a hand belongs to several possible types, it counts only as the most valuable type.",
-     {"rules": "international", "racks": {"A": [], "B": ["R5"]},
+     {"rules": "international", "racks": {"A": [], "B": ["O5"]},
       "hand": "R1 R1 K2 K2 B3 B3 O4 O4 R5 R5 K6 K6 B7 B7"}, {"scores": {"A": 2000, "B": -5}}),
     (LEAFLET, "For hand types involving total value of tiles, 1's count as 1 point.",
      {"rules": "international", "racks": {"A": [], "B": ["R5"]},
