@@ -24,6 +24,7 @@ find the same count.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -118,6 +119,14 @@ def _best_of(fn, table, rack, repeat: int) -> tuple[int, float]:
     return runs[0][0], min(t for _, t in runs)
 
 
+def _load() -> str:
+    """The machine's load (the times are wall clock: other work on the machine slows both solvers)."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except (AttributeError, OSError):
+        return "unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=30, help="deals per size and joker group")
@@ -131,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         theirs = None
         print(f"rummikub-solver is not installed ({exc}); printing our times only")
+    print(f"load average (1 min) at start: {_load()}")
     print("note: rummikub-solver knows no joker-retrieval rule (a table joker moves like a free tile); "
           "ours suggests only moves the turn judge accepts")
 
@@ -161,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             ok &= all(n == len(deals) for n in others.values())
             line += "; " + ", ".join(f"{name} {n}/{len(deals)}" for name, n in others.items())
             print(line, flush=True)
+    print(f"load average (1 min) at end: {_load()}")
     print("counts and judge check:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 

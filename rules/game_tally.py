@@ -68,6 +68,13 @@ def read_rack(game: Game, name: str, table: Table) -> Game:
     return _with_rack(game, name, rack, True)
 
 
+def laid_out(final: Table, groups) -> list[bool]:
+    """While racks are counted: which groups (tile sequences, in any order) are not sets of the
+    final table, so are racks laid out to be read; they are totalled, never judged as melds."""
+    sets = {tuple(sorted(s)) for s in final}
+    return [tuple(sorted(g)) not in sets for g in groups]
+
+
 def set_tally_rack(game: Game, name: str, rack: tuple[Tile, ...] | None) -> Game:
     """A rack typed by the players (None: not given yet)."""
     require(game, Status.TALLY)

@@ -21,6 +21,7 @@ RETRIEVED_JOKER = ("any_set", "new_set", "new_set_with_two_rack_tiles", "new_set
 DIRECTIONS = ("clockwise", "counterclockwise")
 TILE_SETS = ("standard", "xp")
 SCORINGS = ("sabra", "american", "international", "israeli")
+POOL_EMPTY_WINNERS = ("lowest_value", "fewest_tiles")
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class RuleOptions:
     scoring: str = "sabra"
     two_jokers_in_set: bool = True
     trump_bonus: int = 0
+    pool_empty_winner: str = "lowest_value"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -246,6 +248,15 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
         summary="International: extra points for holding the tile identical to the trump (0 = off)",
         type="int", values=None, range=(0, 500),
         source="004_* International: 'some play ... you score an extra 50 points'",
+    ),
+    "pool_empty_winner": dict(
+        summary="Sabra and American scoring, pool used up with nobody out: the lowest rack value wins and "
+                "each other player loses the difference (lowest_value); or the fewest tiles win and the "
+                "hand is scored as if that player had gone out (fewest_tiles)",
+        type="str", values=POOL_EMPTY_WINNERS,
+        source="004_* leaflet 'Scoring': 'the player with the lowest value of tiles on his/her rack wins'; "
+               "002_*: 'the player with the fewest tiles in their rack is the winner. Scoring is carried out "
+               "in the normal manner'",
     ),
 }
 

@@ -127,16 +127,22 @@ def score_hand(
 
 
 def _sabra(racks, values: dict[str, int], winner: str | None, melded, pool_empty: bool, o, extra) -> HandResult:
-    """Sabra and American: the winner takes what the losers hold (004_*); the pool run dry: lowest rack wins."""
+    """Sabra and American: the winner takes what the losers hold (004_*); the pool run dry: the lowest
+    rack wins (or the fewest tiles, option ``pool_empty_winner``), several such share the pot."""
     if winner is not None:
         scores = {p: -v for p, v in values.items()}
         scores[winner] = sum(v for p, v in values.items() if p != winner)
         return HandResult(winner, scores)
     if not pool_empty:
         raise RuleError("nobody went out (no empty rack); set pool_empty when the pool ran out")
-    low = min(values.values())
-    best = [p for p, v in values.items() if v == low]
-    scores = {p: low - v for p, v in values.items()}
+    if o.pool_empty_winner == "fewest_tiles":  # 002_*: scored as if the fewest tiles had gone out
+        fewest = min(len(r) for r in racks.values())
+        best = [p for p, r in racks.items() if len(r) == fewest]
+        scores = {p: (0 if p in best else -v) for p, v in values.items()}
+    else:  # 004_*: each loses the difference to the lowest rack
+        low = min(values.values())
+        best = [p for p, v in values.items() if v == low]
+        scores = {p: low - v for p, v in values.items()}
     pot = -sum(scores.values())
     share, extra = divmod(pot, len(best))
     for i, p in enumerate(best):
@@ -192,6 +198,8 @@ def _international(racks, values, winner, melded, pool_empty, o, extra) -> HandR
         won = 200
     elif win == "closed":
         if hand is not None:
+            # the winner's 14 tiles and the others' racks come out of one box (004_* 'Contents')
+            o.box.check_counts([*hand, *(t for p, r in racks.items() if p != winner for t in r)])
             found = classify_closed_hand(hand, first_turn=first_turn, original_hand=original)
             if found is None:
                 raise RuleError("the closed hand's 14 tiles make none of the 40 hand types")

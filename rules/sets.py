@@ -275,15 +275,20 @@ def _why_not(tiles, naturals, k, one_high) -> tuple[str, str, tuple[Tile, ...]]:
         ), tuple(t for t in naturals if t in dup)
     if n > 13:
         return "run_too_long", f"a run has at most 13 tiles; this one has {n}", tuple(tiles)
+    fits_high = False
     if 1 in numbers and len(numbers) > 1:
         high = sorted(HIGH_ONE if x == 1 else x for x in numbers)
         fits_high = (high[-1] - high[0] + 1) - len(numbers) <= k
-        ones = tuple(t for t in naturals if t.number == 1)
         if fits_high and not one_high:
-            return "one_always_low", "'1' is always low under these rules: it cannot follow 13", ones
-        others = numbers[1:]
-        if one_high and not fits_high and max(others) >= 11 and min(others) <= 3:
-            return "one_high_and_low", "a '1' may be high or low but not both: 13-1-2 is not a run", ones
+            return "one_always_low", "'1' is always low under these rules: it cannot follow 13", \
+                tuple(t for t in naturals if t.number == 1)
+    # 13-1-2 (or 13 J 2, 12 13 J 2 ...): a run only if it went round the corner
+    corner = sorted(x + 13 if x <= 3 else x for x in numbers)
+    if not fits_high and numbers[-1] >= 11 and numbers[0] <= 3 and corner[-1] - corner[0] + 1 - len(numbers) <= k:
+        ends = tuple(t for t in naturals if t.number in (1, 2, 3, 11, 12, 13))
+        if not one_high:
+            return "one_always_low", "'1' is always low under these rules: it cannot follow 13", ends
+        return "one_high_and_low", "a '1' may be high or low but not both: 13-1-2 is not a run", ends
     gaps = numbers[-1] - numbers[0] + 1 - len(numbers)
     return "run_gap", (
         f"the {colour} {numbers[0]}-{numbers[-1]} run is not consecutive: "

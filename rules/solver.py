@@ -11,7 +11,10 @@ every table tile and at most the rack tiles on top:
 so the rack tiles played are ``sum_j s_ij x_j - t_i``.  Longer runs never
 need a column: a run of 6 or more splits into runs of 3-5 (table sets the
 catalogue lacks get columns of their own).  HiGHS (``highspy``) solves the
-program exactly.
+program (rules.highs): first its linear relaxation, whose optimum is whole
+for most moves; otherwise a dive from it (round one column up, solve again)
+or the integer search finds a whole solution that reaches the relaxation's
+bound on the chosen objective, which proves it the best.
 
 Jokers are modelled by what they stand for, as the judge (rules.turns) reads
 them: a run column exists for every place a joker can take (``R5 R6 J`` is
@@ -27,10 +30,13 @@ What linear rows do not say (where a freed joker may be re-used, the tile
 left for the discard in the American family, ...) the judge says: each
 optimum goes to :func:`rules.turns.validate_turn` with the same options, and
 an optimum it rejects is cut off (a no-good cut) and the program solved
-again.  The answer is therefore always a move the judge accepts, and the best
-such move.
+again.  The answer is therefore always a move the judge accepts, and no
+move the judge accepts is better in the chosen objective.
 
-Objectives, one after the other (weights keep them strictly ordered):
+Objectives, one after the other (weights keep them strictly ordered; the
+first is always the optimum, the other two are tie-breaks, optimal where the
+relaxation's optimum is whole and otherwise as good as the dive or search
+found them once the first reached its bound):
 
 1. the chosen one: ``"tiles"`` (most rack tiles) or ``"value"`` (most
    points: the table's value after the move minus before, a joker counting
@@ -44,20 +50,18 @@ Objectives, one after the other (weights keep them strictly ordered):
 
 from __future__ import annotations
 
-import os
-import threading
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
 from typing import Iterable, Sequence
 
-import highspy
 import numpy as np
 
+from rules.highs import Program
 from rules.options import RuleOptions, require
 from rules.sets import analyse_set
-from rules.tiles import JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
+from rules.tiles import ALL_FACES, JOKER, JOKER_INDEX, Color, RuleError, Tile, TileSet, format_tiles
 from rules.turns import validate_turn
 
 OBJECTIVES = ("tiles", "value")
@@ -229,9 +233,27 @@ def _check_tiles(table: list[list[Tile]], rack: list[Tile], o: RuleOptions) -> N
             raise RuleError(f"table set {i} ({format_tiles(s)}) is not valid: {verdict.problem}")
 
 
+def _count_rows(sets: Sequence[Sequence[Tile]]) -> np.ndarray:
+    """Copies of each face in each set, one row per set (one count for them all)."""
+    flat = [i * _FACES + t.index for i, s in enumerate(sets) for t in s]
+    return np.bincount(flat, minlength=len(sets) * _FACES).astype(np.int64).reshape(len(sets), _FACES)
+
+
 def _counts(tiles: Iterable[Tile]) -> np.ndarray:
     """Copies of each face (0-52) among ``tiles``."""
     return np.bincount([t.index for t in tiles], minlength=_FACES).astype(np.int64)
+
+
+def _holds(have: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """``[i, k]``: row ``have[i]`` holds at least the copies ``need[k]`` of every face.
+
+    Counted as sum_k [have >= c] [need >= c] over copies c, which reaches the
+    tiles of ``need[k]`` exactly when every face is held (one product per copy).
+    """
+    hits = np.zeros((len(have), len(need)), dtype=np.int64)
+    for c in range(1, int(need.max(initial=0)) + 1):
+        hits += (have >= c).astype(np.int64) @ (need >= c).astype(np.int64).T
+    return hits == need.sum(axis=1)[None, :]
 
 
 def _jokers_per_set(o: RuleOptions) -> int:
@@ -360,7 +382,7 @@ class _Model:
         judged = [_judged(s, o.one_high) for s in shown_list]
         pad = np.zeros(len(shown_list))
         self.extra_rows = [(np.append(r, pad), a, b) for r, a, b in self.extra_rows]
-        self.S = np.vstack([self.S, [_counts(s) for s in shown_list]])
+        self.S = np.vstack([self.S, _count_rows(shown_list)])
         self.size = np.append(self.size, [len(s) for s in shown_list])
         self.value = np.append(self.value, [v for v, _ in judged])
         self.face = np.append(self.face, [sum(t.number or 0 for t in s) for s in shown_list])
@@ -424,25 +446,33 @@ class _Model:
         with one or two tiles added) becomes a column where the catalogue lacks it."""
         extra: dict[tuple, tuple[list[Tile], int]] = {}
         appended = {tuple(t.index for t in lay) for lay in self.layouts[self.cat_rows:]}
-        for s in {tuple(sorted(s)): s for s in table}.values():
-            counts = _counts(s)
-            if not (counts <= self.avail).all():
-                continue
-            holds = (self.S >= counts).all(axis=1) & (self.block_of < 0)
-            self.reward = np.where(holds, np.maximum(self.reward, len(s)), self.reward)
-            pairs = _pairs(s, o)
+        distinct = list({tuple(sorted(s)): s for s in table}.values())
+        counts = _count_rows(distinct)
+        fits = (counts <= self.avail).all(axis=1)
+        distinct, counts = [s for s, f in zip(distinct, fits) if f], counts[fits]
+        if distinct:
+            holds = _holds(self.S, counts) & (self.block_of < 0)[:, None]
+            self.reward = np.maximum(self.reward, (holds * np.array([len(s) for s in distinct])).max(axis=1))
+        for s in distinct:
             # the catalogue holds every run of 3-5 and group with jokers as the rules allow, so a
-            # grown set can only fall outside it from 4 tiles or 2 jokers up
+            # set can only fall outside it, or grow out of it, from 4 tiles or 2 jokers up
             extend_here = extend and (len(s) >= 4 or s.count(JOKER) >= 2)
+            full_group = len(s) == 4 and len({t.number for t in s if not t.is_joker}) == 1
+            if (not extend_here or full_group) and len(s) <= 5 and s.count(JOKER) <= 1:
+                continue  # in the catalogue as it lies, and nothing to add
+            pairs = _pairs(s, o)
             grown = [] if pairs is None else [pairs, *(_extensions(pairs, o, self.avail) if extend_here else ())]
             for shown in [list(s)] if pairs is None else [[t for t, _ in g] for g in grown]:
                 key = tuple(t.index for t in shown)
                 if key not in self.cat.keys and key not in appended and len(s) > extra.get(key, ((), 0))[1]:
                     extra[key] = (shown, len(s))
-        columns = [(shown, r) for shown, r in extra.values() if (_counts(shown) <= self.avail).all()]
-        if not o.manipulation:
-            free = self.avail - self.low
-            columns = [(shown, r) for shown, r in columns if (_counts(shown)[:JOKER_INDEX] <= free[:JOKER_INDEX]).all()]
+        columns = list(extra.values())
+        if columns:
+            fit = (_count_rows([shown for shown, _ in columns]) <= self.avail).all(axis=1)
+            if not o.manipulation:
+                free = self.avail - self.low
+                fit &= (_count_rows([shown for shown, _ in columns])[:, :JOKER_INDEX] <= free[:JOKER_INDEX]).all(axis=1)
+            columns = [c for c, f in zip(columns, fit) if f]
         self._append([shown for shown, _ in columns], o, [r for _, r in columns])
 
     def joker_rows(self, table: Sequence[Sequence[Tile]], o: RuleOptions) -> None:
@@ -518,7 +548,7 @@ class _Model:
 
         # columns count the copies laid; an optimum the judge rejects is cut off
         # alone (no-good cut) and the program solved again
-        h = _Program(cost, A, row_lo, row_hi, primary is None, ub.astype(float))
+        h = Program(cost, A, row_lo, row_hi, primary is None, ub.astype(float), primary=w1 if primary else 0)
         while True:
             x = h.run()
             if x is None:
@@ -534,11 +564,11 @@ def _in_table_order(sets: list[list[Tile]], table: Sequence[Sequence[Tile]]) -> 
     """Sets that hold a whole table set first, where that set lay; then the new ones. Also: how many."""
     if not sets:
         return [], 0
-    have = np.array([_counts(s) for s in sets])
+    holds = _holds(_count_rows(sets), _count_rows(table))
     free = np.ones(len(sets), dtype=bool)
     first = []
-    for s in table:
-        fits = np.flatnonzero(free & (have >= _counts(s)).all(axis=1))
+    for k in range(len(table)):
+        fits = np.flatnonzero(free & holds[:, k])
         if len(fits):
             free[fits[0]] = False
             first.append(fits[0])
@@ -562,13 +592,16 @@ def _set_value(shown: list[Tile], o: RuleOptions) -> int:
 
 
 def _ends(pairs: list[tuple[Tile, Tile]], o: RuleOptions) -> tuple[list[Tile], list[Tile]]:
-    """The tiles that could go before and after a set, nearest first (a group: its missing colours after)."""
+    """The tiles that could go before and after a set, nearest first, at most two a side (a group:
+    its missing colours after)."""
     meant = [m for _, m in pairs]
-    if len({m.number for m in meant}) > 1:  # a run
-        colour, numbers = meant[0].color, [_place(m, meant) for m in meant]
-        low = [Tile(colour, n) for n in range(numbers[0] - 1, 0, -1)]
+    numbers = {m.number for m in meant}
+    if len(numbers) > 1:  # a run, in order ('1' after 13 is high, as _place says)
+        high = 13 in numbers and 2 not in numbers
+        colour, numbers = int(meant[0].color), [14 if m.number == 1 and high else m.number for m in meant]
         top = 14 if o.one_high and numbers[0] > 1 else 13
-        high = [Tile(colour, 1 if n == 14 else n) for n in range(numbers[-1] + 1, top + 1)]
+        low = [ALL_FACES[colour * 13 + n - 1] for n in range(numbers[0] - 1, max(0, numbers[0] - 3), -1)]
+        high = [ALL_FACES[colour * 13 + (0 if n == 14 else n - 1)] for n in range(numbers[-1] + 1, min(top, numbers[-1] + 2) + 1)]
         return low, high
     have = {m.color for m in meant}
     return [], [Tile(c, meant[0].number) for c in Color if c not in have]
@@ -576,11 +609,11 @@ def _ends(pairs: list[tuple[Tile, Tile]], o: RuleOptions) -> tuple[list[Tile], l
 
 def _extensions(base: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) -> list[list[tuple[Tile, Tile]]]:
     """The set with one or two tiles added: at a run's ends, or a group's missing colours."""
-    return [g for g in _grow(base, o, 2, avail, most=2) if len(g) > len(base)]
+    return [g for g in _grow(base, o, avail, most=2) if len(g) > len(base)]
 
 
-def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np.ndarray, most: int = 4):
-    """Every form of the set with up to ``per_end`` tiles added at each end (a group: its missing
+def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray, most: int = 4):
+    """Every form of the set with up to two tiles added at each end (a group: its missing
     colours), at most ``most`` in all, each added place a tile or a joker standing for it, that
     the tiles ``avail`` can make.  Built from what each tile means, so every result is a valid
     set by construction."""
@@ -591,22 +624,23 @@ def _grow(base: list[tuple[Tile, Tile]], o: RuleOptions, per_end: int, avail: np
     out = []
     if is_group:
         return _grow_group(base, o, avail, most, jokers_allowed - have_jokers)
-    shapes = [(tuple(low[:a])[::-1], tuple(high[:b])) for a in range(min(per_end, len(low)) + 1)
-              for b in range(min(per_end, len(high)) + 1)]
-    for before, after in shapes:
-        if len(base) + len(before) + len(after) > 13 or len(before) + len(after) > most:
-            continue
-        added = [*before, *after]
-        for as_joker in product((False, True), repeat=len(added)):
-            if have_jokers + sum(as_joker) > jokers_allowed:
+    left = (avail - _counts(t for t, _ in base)).tolist()  # what the tiles at hand add to the set
+    if min(left) < 0:
+        return out
+    more_jokers = min(jokers_allowed - have_jokers, left[JOKER_INDEX])
+    for a in range(len(low) + 1):
+        for b in range(len(high) + 1):
+            if len(base) + a + b > 13 or a + b > most:
                 continue
-            shown = [JOKER if j else t for t, j in zip(added, as_joker)]
-            pre = list(zip(shown[: len(before)], before))
-            post = list(zip(shown[len(before):], after))
-            grown = [*pre, *base, *post]
-            if not (_counts(t for t, _ in grown) <= avail).all():
-                continue
-            out.append(grown)
+            before, after = low[:a][::-1], high[:b]
+            added = before + after
+            # each added place holds its tile or, where jokers are left, a joker; the run's tiles
+            # are all different, so one of each added number tile at hand suffices
+            for as_joker in product((False, True), repeat=a + b) if more_jokers > 0 else [(False,) * (a + b)]:
+                if sum(as_joker) > more_jokers or any(left[t.index] < 1 for t, j in zip(added, as_joker) if not j):
+                    continue
+                shown = [JOKER if j else t for t, j in zip(added, as_joker)]
+                out.append([*zip(shown[:a], before), *base, *zip(shown[a:], after)])
     return out
 
 
@@ -658,141 +692,12 @@ def _forms(pairs: list[tuple[Tile, Tile]], o: RuleOptions, avail: np.ndarray) ->
     for b in bases:
         if len(b) < 2:
             continue
-        for g in _grow(b, o, 2, avail):
+        for g in _grow(b, o, avail):
             key = tuple(t.index for t, _ in g)
             if key not in seen and (not freeable or (len(g) >= 3 and analyse_set([t for t, _ in g], o).valid)):
                 seen.add(key)
                 out.append(g)
     return out
-
-
-# --- HiGHS ---------------------------------------------------------------------
-
-_BANNER_LOCK = threading.Lock()
-_PER_THREAD = threading.local()
-
-
-def _highs() -> highspy.Highs:
-    """This thread's silent HiGHS instance, emptied for a new program (made once per thread)."""
-    h = getattr(_PER_THREAD, "highs", None)
-    if h is None:
-        h = _PER_THREAD.highs = _new_highs()
-    else:
-        h.clearModel()
-    return h
-
-
-def _new_highs() -> highspy.Highs:
-    """A silent HiGHS instance.
-
-    highspy prints its "Running HiGHS ..." banner to the process's standard
-    output (file descriptor 1, from C++) when ``Highs()`` is created, before
-    any option can be set; it is sent to /dev/null for that moment, so that a
-    ``--json`` command prints one JSON document and a server's log stays clean.
-    The instance is kept for the thread, so this happens once per thread.
-    """
-    with _BANNER_LOCK:
-        try:
-            import sys
-
-            sys.stdout.flush()
-        except (AttributeError, ValueError):
-            pass
-        saved = os.dup(1)
-        try:
-            with open(os.devnull, "wb") as null:
-                os.dup2(null.fileno(), 1)
-                h = highspy.Highs()
-                h.setOptionValue("output_flag", False)
-                h.setOptionValue("log_to_console", False)
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-    return h
-
-
-class _Program:
-    """One integer program in HiGHS: maximise ``cost``, ``0 <= x <= ub``, rows ``lo <= A x <= hi``;
-    no-good cuts added between runs."""
-
-    def __init__(self, cost, A, row_lo, row_hi, feasibility: bool, ub: np.ndarray) -> None:
-        n = len(cost)
-        h = _highs()
-        h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("mip_abs_gap", 0.5)  # every objective coefficient is whole
-        h.setOptionValue("threads", 1)
-        # presolve and the costlier root heuristics take far longer than the search itself here;
-        # only the feasibility jump pays, when any layout at all is sought (arrange)
-        h.setOptionValue("presolve", "off")
-        for heuristic in ("rins", "rens", "root_reduced_cost"):
-            h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
-        h.setOptionValue("mip_heuristic_run_feasibility_jump", feasibility)
-        lp = highspy.HighsLp()
-        lp.num_col_ = n
-        lp.num_row_ = A.shape[0]
-        lp.col_cost_ = np.asarray(cost, dtype=float)
-        lp.col_lower_ = np.zeros(n)
-        lp.col_upper_ = ub
-        lp.row_lower_ = row_lo
-        lp.row_upper_ = row_hi
-        lp.sense_ = highspy.ObjSense.kMaximize
-        # first as a linear program: where its optimum is whole it is the integer optimum too,
-        # and the integer search (and its setup) is skipped; see run()
-        csc = A.T  # columns as rows
-        nz_col, nz_row = np.nonzero(csc)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.searchsorted(nz_col, np.arange(n + 1)).astype(np.int32)
-        lp.a_matrix_.index_ = nz_row.astype(np.int32)
-        lp.a_matrix_.value_ = csc[nz_col, nz_row].astype(float)
-        h.passModel(lp)
-        self.h, self.n, self.relaxed = h, n, True
-
-    def run(self) -> np.ndarray | None:
-        if self.relaxed:
-            self.relaxed = False
-            self.h.run()
-            if self.h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
-                return None  # no whole solution either
-            x = np.asarray(self.h.getSolution().col_value)
-            whole = self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal and np.all(np.abs(x - np.rint(x)) < 1e-9)
-            # from here on an integer program (a cut may follow a whole optimum)
-            self.h.changeColsIntegrality(self.n, np.arange(self.n, dtype=np.int32),
-                                         np.array([highspy.HighsVarType.kInteger] * self.n))
-            if whole:
-                return np.rint(x).astype(int)
-        self.h.run()
-        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return None
-        return np.rint(np.asarray(self.h.getSolution().col_value)[: self.n]).astype(int)  # cut columns aside
-
-    def cut(self, x: np.ndarray, ub: np.ndarray) -> None:
-        """Forbid exactly the integer vector ``x`` (0 <= x <= ub), every other one staying feasible.
-
-        For each column laid, binaries ``down`` (x_j <= x*_j - 1) and, below its
-        bound, ``up`` (x_j >= x*_j + 1); then some column not laid is laid, or
-        some ``down``/``up`` holds.
-        """
-        h = self.h
-        n = len(x)
-        laid = np.flatnonzero(x)
-        start = h.getNumCol()
-        extra: list[tuple[int, int]] = []  # (column, kind): 0 down, 1 up
-        for j in laid:
-            extra.append((int(j), 0))
-            if x[j] < ub[j]:
-                extra.append((int(j), 1))
-        for k, (j, kind) in enumerate(extra):
-            d = start + k
-            h.addCol(0.0, 0.0, 1.0, 0, np.array([], dtype=np.int32), np.array([], dtype=float))
-            h.changeColIntegrality(d, highspy.HighsVarType.kInteger)
-            if kind == 0:  # x_j + (ub_j - x*_j + 1) d <= ub_j
-                h.addRow(-np.inf, float(ub[j]), 2, np.array([j, d], dtype=np.int32),
-                         np.array([1.0, float(ub[j] - x[j] + 1)]))
-            else:  # x_j - (x*_j + 1) d >= 0
-                h.addRow(0.0, np.inf, 2, np.array([j, d], dtype=np.int32), np.array([1.0, -float(x[j] + 1)]))
-        others = np.setdiff1d(np.arange(n), laid).astype(np.int32)
-        idx = np.concatenate([others, np.arange(start, start + len(extra), dtype=np.int32)])
-        h.addRow(1.0, np.inf, len(idx), idx, np.ones(len(idx)))
 
 
 __all__ = ["OBJECTIVES", "MAX_CUTS", "Solution", "SolverError", "arrange", "solve", "suggest_rearrangement",

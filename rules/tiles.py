@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 
@@ -55,12 +55,16 @@ class Tile:
 
     color: Color | None
     number: int | None
+    # a dense integer 0-52, handy for arrays and model classes (K1..K13, B1.., O1.., R1..; 52 the joker),
+    # worked out once: the solver and the judge read it for every tile they count
+    index: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if (self.color is None) != (self.number is None):
             raise NotationError("a tile has both a colour and a number, or neither (joker)")
         if self.number is not None and self.number not in NUMBERS:
             raise NotationError(f"{self.number} is not a tile number (1-13)")
+        object.__setattr__(self, "index", JOKER_INDEX if self.color is None else int(self.color) * 13 + self.number - 1)
 
     @classmethod
     def parse(cls, code: str) -> "Tile":
@@ -87,16 +91,17 @@ class Tile:
     def __lt__(self, other: "Tile") -> bool:
         return self.index < other.index
 
+    # equal faces have equal indices: compared and hashed by it (sets of tiles are cached and counted
+    # everywhere, so this is on every hot path)
+    def __eq__(self, other: object) -> bool:
+        return self.index == other.index if isinstance(other, Tile) else NotImplemented
+
+    def __hash__(self) -> int:
+        return self.index
+
     @property
     def is_joker(self) -> bool:
         return self.color is None
-
-    @property
-    def index(self) -> int:
-        """A dense integer 0-52, handy for arrays and model classes."""
-        if self.color is None:
-            return JOKER_INDEX
-        return int(self.color) * 13 + self.number - 1
 
     @property
     def code(self) -> str:

@@ -246,6 +246,9 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             page.click(".tally-row:has-text('Ben') >> text=Read")
             page.wait_for_function("(r) => document.querySelector('textarea[data-player=Ben]').value === r", arg=expect)
             page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('45 points')")
+            # the rack laid beside the final table is a rack to count, never an invalid table set
+            assert page.locator("#sets .set.invalid").count() == 0
+            assert "rack row · 45 points" in page.locator("#sets .set.rack").all_inner_texts()[-1]
         elif action == "confirm":
             page.click("text=Confirm and score")
             page.wait_for_function("!document.getElementById('controls').hidden")
@@ -314,6 +317,9 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("text=Save rules")
     page.locator("#form-ok").wait_for()
     save(page, tmp_path, "phone-settings.png")
+    page.click("#your-tiles >> text=Teach your tiles")  # the way to the tile profile screen
+    page.wait_for_url(url + "/teach")
+    assert page.locator("h1").inner_text() == "Teach your tiles"
     page.goto(url + "/new")
     page.fill("textarea[name=players]", "Ann\nBen")
     page.click("button:has-text('Start the game')")

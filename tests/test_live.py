@@ -530,3 +530,29 @@ def test_an_unsure_set_keeps_its_doubtful_tile_in_the_state():
     state = reading_state(reader.read_detections(det), [])
     assert [SET_STATUS[c] for c in state.set_status] == ["unsure"]
     assert state.doubtful.tolist() == [False, False, True, False] and not state.set_valid.any()
+
+
+def test_while_racks_are_counted_the_picture_draws_laid_out_tiles_as_a_rack(tmp_path):
+    """After "Rummikub!", a rack emptied onto the table beside the final table is drawn as a rack with
+    its points, not as an invalid set; back in play it is judged again."""
+    reader_mod = pytest.importorskip("vision.reader")
+    from vision.live import as_counted
+
+    write_images(tmp_path, [60])
+    reader = reader_mod.TableReader(OneMisreadPerFrame(reading("R1 R2 R3 | B12 J O3")),
+                                    reader_mod.ReaderOptions(rules=SABRA))
+    live = LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=10, loop=False), reader)
+    for frame in live.source.frames():
+        live.process(frame.image, index=frame.index)
+    view = live.stabiliser.view
+    assert [s.status for s in view.reading.sets] == ["valid", "invalid"]
+    final = parse_table("R1 R2 R3")
+    counted = as_counted(view.reading, final, SABRA)
+    assert [(s.status, s.value) for s in counted.sets] == [("valid", 6), ("rack", 12 + 30 + 3)]
+    assert as_counted(view.reading, None, SABRA) is view.reading  # in play nothing changes
+    playing = live.state().annotated_jpeg
+    live.follow_count(final)
+    counting = live.state().annotated_jpeg
+    assert counting != playing  # the picture is drawn again with the rack in the rack colour
+    live.follow_count(None)
+    assert live.state().annotated_jpeg == playing

@@ -8,6 +8,7 @@ from collections import Counter
 from functools import lru_cache
 from itertools import product
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -430,3 +431,32 @@ def test_deals_found_by_brute_force(table, rack, options, count):
     sol = solve(table, rack, options=options)
     assert sol is not None and sol.count == count == brute_force(table, rack, "tiles", None, options)[0]
     check_legal(table, rack, sol, options)
+
+
+# --- rules.highs: the relaxation, the dive and the search stopped at the bound ------------------------
+
+
+def _triangle(primary: int):
+    """Maximise x1 + x2 + x3 (binary) with each pair at most 1: the relaxation's optimum is 1.5 (all halves)."""
+    from rules.highs import Program
+
+    A = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1]], dtype=float)
+    return Program(np.ones(3), A, np.full(3, -np.inf), np.ones(3), False, np.ones(3), primary=primary)
+
+
+@pytest.mark.parametrize("primary", [0, 1])
+def test_program_finds_a_whole_optimum_from_a_fractional_relaxation(primary):
+    # primary=1: the dive's whole solution reaches the bound floor(1.5) = 1; primary=0: the search proves it
+    x = _triangle(primary).run()
+    assert x is not None and x.sum() == 1 and set(x.tolist()) <= {0, 1}
+
+
+def test_program_cuts_off_a_rejected_optimum():
+    program = _triangle(1)
+    seen = []
+    for _ in range(3):
+        x = program.run()
+        seen.append(tuple(x.tolist()))
+        program.cut(x, np.ones(3))
+    assert sorted(seen) == [(0, 0, 1), (0, 1, 0), (1, 0, 0)]  # each single column once, then...
+    assert program.run().sum() == 0  # ... only the empty solution is left

@@ -394,3 +394,34 @@ def test_state_shows_rack_rows_unsure_sets_and_colour_warnings(client, live):
     assert state["preview"]["word"] == "NOT LEGAL" and state["all_valid"] is False
     assert state["preview"]["groups"][0]["code"] == "invalid_set"
     assert state["warnings"] == []
+
+
+def test_end_turn_refused_only_by_an_unsure_set_reads_unsure(client, live):
+    """Pressing End turn on a table whose only fault hangs on a doubtful reading: the rules refuse the
+    turn, but the answer says UNSURE and names the tile, as the page's preview does."""
+    live.set_table("R1 R2 R3")
+    start(client)
+    live.set_table("R1 R2 R3 | K5 K6 B7 K8", status=["valid", "unsure"], doubtful=[5], uncertain=[5])
+    body = client.post("/api/turn/end").get_json()
+    assert body["verdict"]["legal"] is False and body["verdict"]["word"] == "UNSURE"
+    assert body["verdict"]["groups"][0]["items"] == ["K5 K6 B7 K8: check B7"]
+    assert body["state"]["game"]["current"] == "Ann"  # still refused: the turn goes on
+    live.set_table("R1 R2 R3 | K5 K6 B7 K8")  # the same tiles read with no doubt: plainly NOT LEGAL
+    assert client.post("/api/turn/end").get_json()["verdict"]["word"] == "NOT LEGAL"
+
+
+def test_racks_laid_flat_during_the_count_are_totalled_not_judged(client, live):
+    """After "Rummikub!", tiles laid beside the final table (a rack emptied onto the table, no rack
+    board) are shown as a rack to count with its points, never as an invalid table set."""
+    start(client, ["Ann", "Ben"])
+    live.set_table("R1 R2 R3 | K7 B7 O7 J")
+    client.post("/api/rummikub", json={"winner": "Ann"})
+    live.set_table("R1 R2 R3 | K7 B7 O7 J | B12 J O3")  # Ben empties his rack onto the table
+    state = client.get("/api/state").get_json()
+    final, group, laid = state["sets"]
+    assert (final["group"], final["status"]) == ("table", "valid")
+    assert (laid["group"], laid["status"], laid["value"], laid["valid"]) == ("rack", "rack", 12 + 30 + 3, None)
+    assert state["preview"] is None  # no turn is judged while the racks are counted
+    client.post("/api/tally/cancel")  # back to the game: the same tiles are table tiles again
+    state = client.get("/api/state").get_json()
+    assert state["sets"][2]["group"] == "table" and state["sets"][2]["status"] == "invalid"

@@ -61,6 +61,9 @@ class FakeLive:
     def follow_rules(self, rules) -> None:
         self.rules = rules
 
+    def follow_count(self, final) -> None:
+        self.counting = final
+
     def stop(self) -> None:
         self.started = False
 

@@ -20,7 +20,9 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
+from rules.game_tally import laid_out
 from rules.options import RuleOptions
+from rules.scoring import rack_value
 from rules.tiles import Tile
 from vision.capture import CaptureThread, FrameSource, LatestFrame, open_source
 from vision.geometry import RACK, TABLE
@@ -184,6 +186,19 @@ def _annotate(image: np.ndarray, reading: Any) -> np.ndarray:
     return annotate(image, reading)
 
 
+def as_counted(reading: Any, final: tuple | None, rules: RuleOptions | None) -> Any:
+    """The reading as drawn while the racks are counted: each group that is not a set of the
+    final table is a rack laid out to be read (totalled, no verdict), on a rack board or not."""
+    if final is None or reading is None or rules is None:
+        return reading
+    tiles = reading.detections.tiles
+    groups = [[tiles[i] for i in s.indices] for s in reading.sets]
+    sets = [replace(s, group=RACK, verdict=None, as_read=None, doubtful=(), rack_value=rack_value(g, rules))
+            if laid and s.group != RACK else s
+            for s, g, laid in zip(reading.sets, groups, laid_out(final, groups))]
+    return replace(reading, sets=sets)
+
+
 def live_reader(rules: RuleOptions, model_dir: str | None = None) -> Any:
     """The reader for a camera: each crop is read once.
 
@@ -223,6 +238,7 @@ class LiveTable:
             raise TypeError("LiveTable without a reader needs rules=RuleOptions (the rules in force)")
         self.reader = reader
         self.rules = rules
+        self.counting: tuple | None = None  # the final table while the racks are counted
         self.reader_error: str | None = None
         self.stabiliser = stabiliser or TableStabiliser()
         self._attach_reader()
@@ -273,6 +289,11 @@ class LiveTable:
         """Judge sets, and infer misread tiles, by the game's rules from the next frame on."""
         self.rules = rules
         self._apply_rules()
+
+    def follow_count(self, final: Sequence[Sequence[Tile]] | None) -> None:
+        """While the racks are counted (``final``: the table when the hand ended), draw every other
+        group as a rack laid out to be read; None when play goes on."""
+        self.counting = None if final is None else tuple(tuple(s) for s in final)
 
     def _apply_rules(self) -> None:
         from vision.reader import TableReader
@@ -360,8 +381,11 @@ class LiveTable:
         frame_jpeg = self._jpeg("frame", index, lambda: encode_jpeg(latest, q, w), self.preview_interval)
         annotated = None
         if view.reading is not None and view.tag is not None:
+            counting = self.counting
+            rules = self.rules if self.rules is not None else getattr(getattr(self.reader, "options", None), "rules", None)
             annotated = self._jpeg(
-                "annotated", view.version, lambda: encode_jpeg(_annotate(np.array(view.tag), view.reading), q, w)
+                "annotated", (view.version, counting),
+                lambda: encode_jpeg(_annotate(np.array(view.tag), as_counted(view.reading, counting, rules)), q, w),
             )
         camera_error = self.capture.camera_error
         if self.reader_error:

@@ -11,7 +11,7 @@ from rules.game_state import Status
 from rules.scoring import rack_value
 from rules.tiles import parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
-from webui.views import verdict_json
+from webui.views import preview_json, verdict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -87,7 +87,11 @@ def _end_turn(action: str):
     discard = field(data, "discard", str)
     player = c.session.current_player
     verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard)
-    return jsonify(verdict=verdict_json(verdict, player), state=c.state_json())
+    state = c.state_json()
+    # a refusal that rests only on sets whose verdict hangs on a doubtful tile reads UNSURE, as on the page
+    words = verdict_json(verdict, player) if verdict is None or verdict.legal else \
+        preview_json(verdict, player, state["sets"])
+    return jsonify(verdict=words, state=state)
 
 
 @bp.post("/turn/end")

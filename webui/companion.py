@@ -40,6 +40,9 @@ class UnavailableLive:
     def follow_rules(self, rules) -> None:
         pass
 
+    def follow_count(self, final) -> None:
+        pass
+
     def state(self) -> TableState:
         return self._state
 
@@ -77,16 +80,23 @@ class Companion:
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
         self._rules = None
+        self._final = None  # the final table the live picture was told of, while racks are counted
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
         self.demo: DemoDriver | None = None  # plays the recorded players' presses until a person acts
         self.follow_rules()
 
     def follow_rules(self) -> None:
-        """The camera's reader judges and infers by the rules the game plays (checked on every tick)."""
+        """The camera's reader judges and infers by the rules the game plays, and while the racks are
+        counted its picture draws the racks laid out as racks (checked on every tick)."""
         rules = self.session.rules
         if rules != self._rules:
             self.live.follow_rules(rules)
             self._rules = rules
+        g = self.session.game
+        final = g.tally.table if g is not None and g.status is Status.TALLY else None
+        if final != self._final:  # the picture draws racks laid out for the count as racks
+            self.live.follow_count(final)
+            self._final = final
 
     def play_recorded_game(self) -> None:
         """The source is the shipped recording: follow it by itself, pressing its players' buttons."""
@@ -179,7 +189,8 @@ class Companion:
         g = s.game
         options = s.rules
         table = ts.tables
-        sets = sets_json(ts, options, g.turn.table_before if g and g.status is Status.PLAYING else None)
+        sets = sets_json(ts, options, g.turn.table_before if g and g.status is Status.PLAYING else None,
+                         g.tally.table if g and g.status is Status.TALLY else None)
         return {
             "version": self.version(ts),
             "server": self.server_id,

@@ -48,6 +48,8 @@ WORDS: dict[str, tuple[str, dict]] = {
     "manipulate_on_initial_meld": ("The first meld may also rearrange table sets", {True: "yes", False: "no"}),
     "two_jokers_in_set": ("Both jokers may sit in one set", {True: "yes", False: "no"}),
     "trump_bonus": ("International: points for holding the trump's twin (0: none)", {}),
+    "pool_empty_winner": ("Pool used up, nobody out: who wins", {"lowest_value": "the lowest rack value",
+                                                                  "fewest_tiles": "the fewest tiles"}),
 }
 MAIN = ("game", "manipulation", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring")
 

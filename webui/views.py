@@ -15,6 +15,7 @@ from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
+from rules.game_tally import laid_out
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
 
@@ -132,15 +133,20 @@ def rules_words(o: RuleOptions) -> str:
     return f"{GAME_NAMES[o.game]} rules, {o.initial_meld}-point first meld, {clock}"
 
 
-def sets_json(ts: TableState, options: RuleOptions, before=None) -> list[dict]:
+def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) -> list[dict]:
     """Each stable group in reading order: tiles, uncertain/inferred marks, and
 
     for a table set its verdict under the game's rules (``status`` valid,
     invalid, or unsure when the reader found the invalid verdict hangs on a
     doubtful tile, named in ``doubtful``) and whether it is new this turn;
     for a rack row (``group`` rack, ``status`` rack) its total, never a verdict.
+
+    ``counting`` is the final table while the racks are counted: a group that
+    is not one of its sets is a rack laid out to be read (on a rack board or
+    flat on the table), so it is totalled like a rack row, not judged.
     """
     known = {tuple(sorted(s)) for s in before} if before is not None else None
+    laid = laid_out(counting, ts.groups) if counting is not None else [False] * len(ts.groups)
     out = []
     start = 0
     for k, tiles in enumerate(ts.groups):
@@ -150,7 +156,7 @@ def sets_json(ts: TableState, options: RuleOptions, before=None) -> list[dict]:
                  "inferred": [bool(ts.inferred[i]) for i in idx],
                  "scores": [round(float(ts.scores[i]), 3) for i in idx],
                  "doubtful": [t.code for t, i in zip(tiles, idx) if ts.doubtful[i]]}
-        if GROUP_KINDS[ts.set_group[k]] == "rack":
+        if GROUP_KINDS[ts.set_group[k]] == "rack" or laid[k]:
             out.append({**marks, "group": "rack", "status": "rack", "valid": None, "kind": None,
                         "value": rack_value(list(tiles), options), "problem": None, "new": False})
             continue

@@ -242,6 +242,7 @@ function renderVerdict(s) {
   $("verdict-word").textContent = v.word || (v.legal ? "LEGAL" : "NOT LEGAL");
   let who = attempt ? `${g.current}: ` : `${g.current}, so far`;
   if (attempt && v.legal) who = `${g.current}: the table is legal now, end the turn`;
+  else if (attempt && v.unsure) who += "look at the tile the camera doubts, or fix the table before time runs out";
   else if (attempt) who += "fix the table, or time runs out";
   else if (v.legal && v.placed.length) who += `: ${v.placed.join(" ")} placed`;
   $("verdict-who").textContent = who;
