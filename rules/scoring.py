@@ -198,6 +198,8 @@ def _international(racks, values, winner, melded, pool_empty, o, extra) -> HandR
         won = 200
     elif win == "closed":
         if hand is not None:
+            # the winner's 14 tiles and the others' racks come out of one box (004_* 'Contents')
+            o.box.check_counts([*hand, *(t for p, r in racks.items() if p != winner for t in r)])
             found = classify_closed_hand(hand, first_turn=first_turn, original_hand=original)
             if found is None:
                 raise RuleError("the closed hand's 14 tiles make none of the 40 hand types")

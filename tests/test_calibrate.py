@@ -184,3 +184,25 @@ def test_the_teach_page_shows_the_layout_and_says_what_went_wrong(tmp_path, mode
                        content_type="multipart/form-data")
     assert done.status_code == 200 and b"nothing to learn from" in done.data
     assert not (tmp_path / "tile_profile.npz").exists()
+
+
+def test_rows_of_a_rack_seen_from_the_side_are_cut_as_typed():
+    """Seen from the side, a rack's rows slant against its tiles' up direction: cut along the
+    tiles' up direction alone, neighbouring rows run into one."""
+    from vision.calibration import reading_rows
+
+    quads, truth = [], []
+    for r, count in enumerate((9, 8, 9)):
+        for c in range(count):
+            centre = np.array([100 + 64 * c, 400 + 95 * r - 0.09 * 64 * c])  # each row rises to the right
+            lean = np.deg2rad(5)  # and every tile leans the same way, as perspective draws it
+            up = np.array([np.sin(lean), -np.cos(lean)])
+            right = np.array([-up[1], up[0]])
+            quads.append(np.array([centre + 35 * up - 30 * right, centre + 35 * up + 30 * right,
+                                   centre - 35 * up + 30 * right, centre - 35 * up - 30 * right], np.float32))
+            truth.append((r, c))
+    quads = np.array(quads)
+    merged, _ = reading_rows(quads, np.zeros(len(quads)))
+    assert len(merged) < 3  # what the tiles' own direction gives
+    rows, _ = reading_rows(quads, np.zeros(len(quads)), rows_wanted=3)
+    assert [[truth[i] for i in row] for row in rows] == [[(r, c) for c in range(n)] for r, n in enumerate((9, 8, 9))]

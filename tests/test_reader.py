@@ -235,3 +235,23 @@ def test_the_shipped_model_reads_the_sample_images_exactly():
         assert sorted(reading.detections.codes) == sorted(entry["tiles"]), name
         assert sorted(codes_by_set(reading)) == sorted(map(" ".join, entry["sets"])), name
         assert not reading.detections.inferred.any(), f"{name}: a tile needed inferring"
+
+
+@pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
+def test_a_nearly_square_rack_tile_outline_given_sideways_is_read_upright():
+    """A tile on a rack shows about a square of its face; its outline may come with the wrong side up."""
+    from vision.model import TileModel
+
+    entry = _samples()["rack.jpg"]
+    image = load_image(ROOT / "sample_images" / "rack.jpg")
+    model = TileModel.load(None, profile=None)
+    k = entry["tiles"].index("K3")
+    upright = np.array(entry["quads"][k], np.float32)
+    top, left = upright[0], upright[3] - upright[0]
+    square = upright.copy()  # the face cut as wide as tall, then given with its left edge first
+    square[2:] = top + (upright[1] - upright[0])[None] * [[1], [0]] + left * np.linalg.norm(upright[1] - upright[0]) / np.linalg.norm(left)
+    sideways = np.roll(square, 1, axis=0)[None]
+    quads, probs, upside_down = model.classify_outlines(image, sideways)
+    assert Tile.from_index(int(probs[0].argmax())).code == "K3"
+    read_top = quads[0][1] - quads[0][0] if upside_down[0] < 0.5 else quads[0][3] - quads[0][2]
+    assert float(read_top @ (upright[1] - upright[0])) > 0  # the top edge read runs along the tile's top

@@ -364,7 +364,7 @@ SCORES = [
      {"rules": "international", "racks": {"A": [], "B": ["R5"]},
       "hand": "R1 R1 K3 K3 B5 B5 O7 O7 R9 R9 K11 K11 B13 B13"}, {"scores": {"A": 1700, "B": -5}}),
     (LEAFLET, "When a hand belongs to several possible types, it counts only as the most valuable type.",
-     {"rules": "international", "racks": {"A": [], "B": ["R5"]},
+     {"rules": "international", "racks": {"A": [], "B": ["O5"]},
       "hand": "R1 R1 K2 K2 B3 B3 O4 O4 R5 R5 K6 K6 B7 B7"}, {"scores": {"A": 2000, "B": -5}}),
     (LEAFLET, "For hand types involving total value of tiles, 1's count as 1 point.",
      {"rules": "international", "racks": {"A": [], "B": ["R5"]},
@@ -372,6 +372,9 @@ SCORES = [
     (LEAFLET, "Royal. A single 14-card run from 1 (low) to 1 (high).",
      {"rules": "international", "racks": {"A": [], "B": ["R5"]}, "hand_type": 24, "jokers": 1},
      {"scores": {"A": 2200, "B": -5}}),
+    (LEAFLET, "Grand square. Eight tiles of the same number - the other six can be anything.",
+     {"rules": "international", "racks": {"A": [], "B": ["R5"]},
+      "hand": "K8 K8 B8 B8 O8 O8 R8 R8 R1 R2 R3 K4 K5 K6"}, {"scores": {"A": 1600, "B": -5}}),
     (LEAFLET, "Sticks. Four groups.",
      {"rules": "international", "racks": {"A": [], "B": ["R5"]},
       "hand": "K1 B1 O1 R1 K5 B5 O5 R5 K9 B9 O9 K13 B13 O13"}, {"scores": {"A": 1000, "B": -5}}),
@@ -430,3 +433,16 @@ def test_passages_are_quoted_exactly(seeds_dir):
              for seed, pattern in SEED_FILES.items()}
     for seed, passage, *_ in [*SETS, *TURNS, *SOLVES, *SCORES]:
         assert _plain(passage) in texts[seed], (seed, passage)
+
+
+@needs_script
+@pytest.mark.parametrize("hand, rack", [
+    ("K8 K8 K8 B8 B8 O8 O8 R8 R1 R2 R3 K4 K5 K6", ["R5"]),  # three K8
+    ("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R1", ["R1", "R1"]),  # four R1 with the loser's rack
+])
+def test_closed_hand_and_racks_come_from_one_box(hand, rack):
+    # 004_* 'Contents': "There are two tiles of each number and colour"
+    doc = {"rules": "international", "racks": {"A": [], "B": rack}, "hand": hand}
+    done = subprocess.run([SCRIPT, "score", "--json", "-"], input=json.dumps(doc), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "more copies than the box holds" in done.stderr and done.stdout == ""

@@ -70,24 +70,38 @@ def _up(quad: np.ndarray) -> np.ndarray:
     return v / max(1e-6, float(np.linalg.norm(v)))
 
 
-def reading_rows(quads: np.ndarray, upside_down: np.ndarray) -> tuple[list[list[int]], np.ndarray]:
+def reading_rows(quads: np.ndarray, upside_down: np.ndarray, rows_wanted: int | None = None
+                 ) -> tuple[list[list[int]], np.ndarray]:
     """Rows of found tiles in reading order, and the quads turned the way most tiles face.
 
     Tiles of one photo face one way; the direction most of them vote for
     (the classifier's orientation output) decides each tile's top, and rows
     are cut where the centres' heights along that direction jump by more
-    than half a tile.
+    than half a tile. A rack seen from the side slants its rows against the
+    tiles' up direction; with ``rows_wanted`` (the rows typed), directions
+    up to 20 degrees off are tried, nearest first, for one that cuts that
+    many rows.
     """
     quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)], np.float32)
     ups = np.array([_up(q) for q in quads])
     main = ups.sum(axis=0)
     main = main / max(1e-6, float(np.linalg.norm(main)))
     quads = np.array([q if float(u @ main) >= 0 else rotate_half_turn(q) for q, u in zip(quads, ups)], np.float32)
-    down = -main
-    right = np.array([down[1], -down[0]])
-    centres = quads.mean(axis=1)
-    x, y = centres @ right, centres @ down
     height = float(np.median(np.linalg.norm(quads[:, 0] - quads[:, 3], axis=1)))
+    centres = quads.mean(axis=1)
+    first = None
+    for degrees in (0, 2, -2, 4, -4, 6, -6, 8, -8, 10, -10, 12, -12, 15, -15, 20, -20):
+        a = np.deg2rad(degrees)
+        down = -np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ main
+        rows = _cut_rows(centres @ np.array([down[1], -down[0]]), centres @ down, height)
+        first = first or rows
+        if rows_wanted is None or len(rows) == rows_wanted:
+            return rows, quads
+    return first, quads
+
+
+def _cut_rows(x: np.ndarray, y: np.ndarray, height: float) -> list[list[int]]:
+    """Tiles cut into rows where heights ``y`` jump by more than half a tile, each row by ``x``."""
     order = np.argsort(y)
     rows, current = [], [int(order[0])]
     for a, b in zip(order, order[1:]):
@@ -96,7 +110,7 @@ def reading_rows(quads: np.ndarray, upside_down: np.ndarray) -> tuple[list[list[
             current = []
         current.append(int(b))
     rows.append(current)
-    return [sorted(r, key=lambda i: x[i]) for r in rows], quads
+    return [sorted(r, key=lambda i: x[i]) for r in rows]
 
 
 def align(scores: np.ndarray) -> list[tuple[int, int]]:
@@ -141,10 +155,8 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
     if not len(quads):
         place.problems.append(f"{source}: no tiles found, so none of the {len(typed)} typed tiles could be placed")
         return place
-    crops = np.stack([warp_crop(image, q, model.crop_size, model.margin) for q in quads])
-    face, flip, _features = model.read_crops_raw(crops)
-    rows, quads = reading_rows(quads, softmax(flip)[:, 1])
-    probs = softmax(face)
+    quads, probs, upside_down = model.classify_outlines(image, quads)
+    rows, quads = reading_rows(quads, upside_down, len(groups))
     if len(quads) != len(typed):
         place.problems.append(f"{source}: typed {len(typed)} tiles but found {len(quads)} in the photo "
                               f"({len(rows)} row{'s' * (len(rows) != 1)}); matching them in reading order")
