@@ -164,3 +164,15 @@ def test_two_touching_tiles_outlined_as_one_are_read_as_two(model):
             assert sorted(again.codes) == sorted(found.codes)
             split += 1
     assert split >= 0.7 * len(pairs)
+
+
+def test_no_place_on_a_tile_lying_across_the_step_beside_another():
+    upright = row(1, 0, centre=(200.0, 150.0))[0]
+    # a tile on its side whose long side covers the place one step right of the upright tile,
+    # its middle 0.65 of its width away from there (along its height)
+    step = 1.04 * W
+    lying = row(1, 90, centre=(200.0 + step + 0.65 * W, 150.0))[0]
+    quads = np.stack([upright, lying])
+    places = beside_places(face_map(quads), 1.0, quads, (300, 400))
+    place_centres = [p.mean(axis=0) for p in places]
+    assert all(np.linalg.norm(c - np.array([200.0 + step, 150.0])) > 0.5 * W for c in place_centres)

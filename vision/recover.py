@@ -27,7 +27,7 @@ FACE = 0.5  # face probability that counts as tile face
 GROWN = 1.1  # a found outline covers this much of the face map around it (the map is blurred)
 MIN_AREA = 0.25  # uncovered face smaller than this share of a tile is a fringe of a found one
 MIN_SIDE = 0.3  # ... and so is a strip narrower than this share of the tile's width
-APART = 0.6  # a place's centre lies at least this many tile widths from every tile found
+APART = 0.6  # a place's centre lies at least this share of a found tile's width (or height) from its middle
 MAX_RUN = 6  # at most this many missed tiles side by side in one uncovered region
 DETAIL = 12.0  # map pixels across a tile's width that are enough to cut the uncovered face into tiles
 BESIDE = 0.3  # mean face probability over a place beside a tile that is worth a look
@@ -106,9 +106,8 @@ def uncovered_places(face: np.ndarray, scale: float, quads: np.ndarray) -> list[
             places += _quads_along(centre, long_axis, n, long_side / n, w, h)
     if not places:
         return []
-    centres = np.array([p.mean(axis=0) for p in places])
-    gap = np.linalg.norm(centres[:, None] - f.centers[None], axis=2) / f.widths[None]
-    return [p / scale for p, g in zip(places, gap) if g.min() >= APART]
+    clear = _clear_of(np.array([p.mean(axis=0) for p in places]), f)
+    return [p / scale for p, ok in zip(places, clear) if ok]
 
 
 def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tuple[int, int],
@@ -125,8 +124,7 @@ def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tupl
     centres = np.concatenate([f.centers + step, f.centers - step])
     x_axes, up_axes = np.concatenate([f.x_axes, f.x_axes]), np.concatenate([f.up_axes, f.up_axes])
     widths, heights = np.concatenate([f.widths, f.widths]), np.concatenate([f.heights, f.heights])
-    gap = np.linalg.norm(centres[:, None] - f.centers[None], axis=2) / f.widths[None]
-    free = (gap.min(axis=1) >= APART) & np.all((centres >= 0) & (centres < np.array(shape[::-1])), axis=1)
+    free = _clear_of(centres, f) & np.all((centres >= 0) & (centres < np.array(shape[::-1])), axis=1)
     # the face seen inside each place: a 3 x 3 grid of samples over its middle
     grid = np.array([(a, b) for a in (-0.3, 0, 0.3) for b in (-0.3, 0, 0.3)])
     points = (centres[:, None, :] + grid[None, :, :1] * (widths[:, None, None] * x_axes[:, None, :])
@@ -142,6 +140,16 @@ def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tupl
         taken.append(centres[k])
         places += _quads_along(centres[k], x_axes[k], 1, widths[k], widths[k], heights[k])
     return places
+
+
+def _clear_of(centres: np.ndarray, f) -> np.ndarray:
+    """For each centre: it lies outside every tile found, grown by ``APART`` of its size each way
+    from its middle (measured in each tile's own width and height, so along a tile lying on its
+    side as well as across it)."""
+    d = centres[:, None, :] - f.centers[None, :, :]
+    along = np.abs(np.einsum("ijk,jk->ij", d, f.x_axes)) / f.widths[None]
+    across = np.abs(np.einsum("ijk,jk->ij", d, f.up_axes)) / f.heights[None]
+    return ~np.any((along < APART) & (across < APART), axis=1)
 
 
 def _photo_step(f) -> float:
