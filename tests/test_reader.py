@@ -255,3 +255,29 @@ def test_a_nearly_square_rack_tile_outline_given_sideways_is_read_upright():
     assert Tile.from_index(int(probs[0].argmax())).code == "K3"
     read_top = quads[0][1] - quads[0][0] if upside_down[0] < 0.5 else quads[0][3] - quads[0][2]
     assert float(read_top @ (upright[1] - upright[0])) > 0  # the top edge read runs along the tile's top
+
+
+@pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
+def test_a_square_outline_read_surely_upright_is_not_read_again_turned():
+    """The quarter-turn look is for doubtful square outlines only: a sure reading is not paid for twice."""
+    from vision.model import SURE_UPRIGHT, TileModel
+
+    entry = _samples()["rack.jpg"]
+    image = load_image(ROOT / "sample_images" / "rack.jpg")
+    model = TileModel.load(None, profile=None)
+    upright = np.array(entry["quads"][entry["tiles"].index("K3")], np.float32)
+    probs, upside_down = model.classify(image, upright[None])
+    sure = probs[0, :-1].max() * (0.5 + abs(upside_down[0] - 0.5))
+    assert sure >= SURE_UPRIGHT  # the upright crop reads K3 without doubt
+    width = np.linalg.norm(upright[1] - upright[0])
+    square = upright.copy()  # cut as wide as tall, still upright: a square outline read surely
+    square[2:] = upright[:2][::-1] + (upright[3] - upright[0]) / np.linalg.norm(upright[3] - upright[0]) * width
+    calls = []
+    real = model.classify
+    model.classify = lambda img, quads: calls.append(len(quads)) or real(img, quads)
+    quads, probs, _ = model.classify_outlines(image, square[None])
+    assert Tile.from_index(int(probs[0].argmax())).code == "K3"
+    assert calls == [1]  # no second, turned reading
+    calls.clear()  # the same outline given sideways reads doubtfully: then it is looked at turned
+    model.classify_outlines(image, np.roll(square, 1, axis=0)[None])
+    assert calls == [1, 1]
