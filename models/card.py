@@ -254,9 +254,9 @@ files in use are {files}:
    than 90 % confidence (about one in five) is read again turned half a turn
    and the two readings are averaged; the live camera view reads each crop
    once and votes over frames instead. An outline about as wide as tall (a
-   tile on a rack whose foot the ledge hides) is also read turned a quarter,
-   and the surer reading (face and orientation) decides which side is its
-   top. A third output, `features`, is the
+   tile on a rack whose foot the ledge hides) is also read turned a quarter
+   when its first reading is not sure, and the surer reading (face and
+   orientation) decides which side is its top. A third output, `features`, is the
    128-number summary of the crop that the face layer reads: a *tile profile*
    (below) fits its own face layer on it.
 

@@ -468,10 +468,11 @@ class _Model:
                     extra[key] = (shown, len(s))
         columns = list(extra.values())
         if columns:
-            fit = (_count_rows([shown for shown, _ in columns]) <= self.avail).all(axis=1)
+            need = _count_rows([shown for shown, _ in columns])
+            fit = (need <= self.avail).all(axis=1)
             if not o.manipulation:
                 free = self.avail - self.low
-                fit &= (_count_rows([shown for shown, _ in columns])[:, :JOKER_INDEX] <= free[:JOKER_INDEX]).all(axis=1)
+                fit &= (need[:, :JOKER_INDEX] <= free[:JOKER_INDEX]).all(axis=1)
             columns = [c for c, f in zip(columns, fit) if f]
         self._append([shown for shown, _ in columns], o, [r for _, r in columns])
 

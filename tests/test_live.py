@@ -550,6 +550,7 @@ def test_while_racks_are_counted_the_picture_draws_laid_out_tiles_as_a_rack(tmp_
     counted = as_counted(view.reading, final, SABRA)
     assert [(s.status, s.value) for s in counted.sets] == [("valid", 6), ("rack", 12 + 30 + 3)]
     assert as_counted(view.reading, None, SABRA) is view.reading  # in play nothing changes
+    live.follow_rules(SABRA)  # as the page does before it says the racks are being counted
     playing = live.state().annotated_jpeg
     live.follow_count(final)
     counting = live.state().annotated_jpeg

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from rules.tiles import JOKER_INDEX, NotationError, Tile, parse_table
-from vision.crops import rotate_half_turn, warp_crop
+from vision.crops import rotate_half_turn, turn_upright, warp_crop
 from vision.profile import TileProfile, balanced_weights, fit_face_layer, softmax
 
 LAYOUT: tuple[tuple[int, ...], ...] = tuple(tuple(range(c * 13, c * 13 + 13)) for c in range(4)) + (
@@ -82,7 +82,7 @@ def reading_rows(quads: np.ndarray, upside_down: np.ndarray, rows_wanted: int | 
     up to 20 degrees off are tried, nearest first, for one that cuts that
     many rows.
     """
-    quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)], np.float32)
+    quads = turn_upright(quads, upside_down)
     ups = np.array([_up(q) for q in quads])
     main = ups.sum(axis=0)
     main = main / max(1e-6, float(np.linalg.norm(main)))

@@ -41,6 +41,13 @@ def rotate_half_turn(quad: np.ndarray) -> np.ndarray:
     return np.roll(np.asarray(quad).reshape(4, 2), 2, axis=0)
 
 
+def turn_upright(quads: np.ndarray, upside_down: np.ndarray) -> np.ndarray:
+    """(N, 4, 2) quads with those the classifier reads upside down (probability above 0.5) turned a
+    half turn, so each starts at the face's top-left corner."""
+    return np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
+                    dtype=np.float32).reshape(-1, 4, 2)
+
+
 def warp_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
     """Warp the face ``quad`` (TL, TR, BR, BL) to ``size`` = (width, height), keeping ``margin``
     of the face size around it so a slightly loose outline still holds the whole numeral."""

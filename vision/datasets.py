@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from rules.tiles import JOKER_INDEX, NotationError, Color, Tile
+from rules.tiles import JOKER_INDEX, NotationError, Tile
 from vision.images import ImageError, load_image, load_image_size
 
 log = logging.getLogger(__name__)

@@ -292,7 +292,7 @@ class LiveTable:
 
     def follow_count(self, final: Sequence[Sequence[Tile]] | None) -> None:
         """While the racks are counted (``final``: the table when the hand ended), draw every other
-        group as a rack laid out to be read; None when play goes on."""
+        group as a rack laid out to be read, valued by the rules followed; None when play goes on."""
         self.counting = None if final is None else tuple(tuple(s) for s in final)
 
     def _apply_rules(self) -> None:
@@ -381,8 +381,7 @@ class LiveTable:
         frame_jpeg = self._jpeg("frame", index, lambda: encode_jpeg(latest, q, w), self.preview_interval)
         annotated = None
         if view.reading is not None and view.tag is not None:
-            counting = self.counting
-            rules = self.rules if self.rules is not None else getattr(getattr(self.reader, "options", None), "rules", None)
+            counting, rules = self.counting, self.rules
             annotated = self._jpeg(
                 "annotated", (view.version, counting),
                 lambda: encode_jpeg(_annotate(np.array(view.tag), as_counted(view.reading, counting, rules)), q, w),

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
-from vision.crops import order_upright, rotate_half_turn, warp_crop
+from vision.crops import order_upright, turn_upright, warp_crop
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
 from vision.recover import beside_places, uncovered_places, wide_outlines
 from vision.types import TileDetections
@@ -314,8 +314,7 @@ class TileModel:
         keep = ids != self.reject
         scores = probs[np.arange(len(ids)), ids] * np.clip(det_scores, 0, 1)
         keep &= scores >= self.min_score
-        quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
-                         dtype=np.float32).reshape(-1, 4, 2)
+        quads = turn_upright(quads, upside_down)
         return TileDetections(quads[keep], ids[keep], scores[keep])
 
     def _recover(self, image: np.ndarray, found: TileDetections, look: Outlines) -> TileDetections:
@@ -334,8 +333,7 @@ class TileModel:
         ids = probs.argmax(axis=1)
         scores = probs[np.arange(len(ids)), ids]
         sure = (ids != self.reject) & (scores >= RECOVERED)
-        quads = np.array([rotate_half_turn(q) if f > 0.5 else q for q, f in zip(quads, upside_down)],
-                         dtype=np.float32).reshape(-1, 4, 2)
+        quads = turn_upright(quads, upside_down)
         add = list(np.nonzero(sure[:len(places)])[0])
         drop = []
         for k, i in enumerate(wide):

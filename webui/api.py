@@ -89,9 +89,7 @@ def _end_turn(action: str):
     verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard)
     state = c.state_json()
     # a refusal that rests only on sets whose verdict hangs on a doubtful tile reads UNSURE, as on the page
-    words = verdict_json(verdict, player) if verdict is None or verdict.legal else \
-        preview_json(verdict, player, state["sets"])
-    return jsonify(verdict=words, state=state)
+    return jsonify(verdict=preview_json(verdict, player, state["sets"]), state=state)
 
 
 @bp.post("/turn/end")

@@ -9,7 +9,6 @@ builds the JSON the page and ``GET /api/state`` show.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -21,7 +20,7 @@ from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.demo import DemoDriver, DemoScript
 from webui.session import GameSession
-from webui.views import Hints, game_json, preview_json, sets_json, sheet_view, verdict_json
+from webui.views import Hints, game_json, preview_json, sets_json, sheet_view
 
 
 class UnavailableLive:
@@ -92,11 +91,15 @@ class Companion:
         if rules != self._rules:
             self.live.follow_rules(rules)
             self._rules = rules
-        g = self.session.game
-        final = g.tally.table if g is not None and g.status is Status.TALLY else None
+        final = self._counted_table()
         if final != self._final:  # the picture draws racks laid out for the count as racks
             self.live.follow_count(final)
             self._final = final
+
+    def _counted_table(self):
+        """The final table while the racks are counted (None in play): other groups are racks laid out."""
+        g = self.session.game
+        return g.tally.table if g is not None and g.status is Status.TALLY else None
 
     def play_recorded_game(self) -> None:
         """The source is the shipped recording: follow it by itself, pressing its players' buttons."""
@@ -190,7 +193,7 @@ class Companion:
         options = s.rules
         table = ts.tables
         sets = sets_json(ts, options, g.turn.table_before if g and g.status is Status.PLAYING else None,
-                         g.tally.table if g and g.status is Status.TALLY else None)
+                         self._counted_table())
         return {
             "version": self.version(ts),
             "server": self.server_id,

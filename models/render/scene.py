@@ -20,7 +20,7 @@ from models.render.layout import (
     table_layout,
 )
 from models.render.styles import Style, random_style
-from models.render.tiles import face_size, tile_back, tile_face
+from models.render.tiles import tile_back, tile_face
 from rules.tiles import JOKER_INDEX
 
 VISIBLE = 0.7  # share of a face that must be seen for the tile to be labelled
