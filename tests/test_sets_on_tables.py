@@ -68,18 +68,58 @@ class StandIn:
         return self.detections
 
 
-def read_line(codes: str, gaps: list[float], image=None):
-    """One straight line of tiles with the given gaps (in tile widths) between them, read by the reader."""
+def read_line(codes: str, gaps: list[float], image=None, askew: dict[int, float] | None = None,
+              degrees: float = 0.0):
+    """One straight line of tiles with the given gaps (in tile widths) between them, read by the reader.
+
+    ``askew``: tiles turned about their own centres by so many degrees; ``degrees``: the whole line turned.
+    """
     tiles = parse_tiles(codes)
     w, h = 45.0, 60.0
     quads, x = [], 40.0
     for k, t in enumerate(tiles):
-        quads.append([[x, 100], [x + w, 100], [x + w, 100 + h], [x, 100 + h]])
+        quad = np.array([[x, 100], [x + w, 100], [x + w, 100 + h], [x, 100 + h]])
+        if askew and k in askew:
+            quad = turned(quad, askew[k], quad.mean(axis=0))
+        quads.append(quad)
         x += w + (gaps[k] * w if k < len(gaps) else 0)
-    det = TileDetections(np.array(quads), [t.index for t in tiles], np.full(len(tiles), 0.99))
+    quads = turned(np.array(quads), degrees, np.array([300.0, 300.0]))
+    det = TileDetections(quads, [t.index for t in tiles], np.full(len(tiles), 0.99))
     reader = TableReader(StandIn(det), ReaderOptions(rules=SABRA))
     reading = reader.read_detections(det, image)
     return [(" ".join(reading.detections.codes[i] for i in s.indices), s.status) for s in reading.sets]
+
+
+def turned(points: np.ndarray, degrees: float, centre: np.ndarray) -> np.ndarray:
+    a = np.deg2rad(degrees)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return (points - centre) @ rot.T + centre
+
+
+@pytest.mark.parametrize("degrees", [0, 90, 200])
+@pytest.mark.parametrize("askew", [-40, 35, 45])
+def test_a_tile_set_down_askew_at_the_end_of_its_set_stays_in_it(degrees, askew):
+    # the K9 lies where the run's next tile would, a little apart, turned by hand or outlined off
+    assert read_line("K6 K7 K8 K9", [0.05, 0.05, 0.3], askew={3: askew}, degrees=degrees) == [
+        ("K6 K7 K8 K9", "valid")]
+    assert read_line("R2 K2 O2 B2", [0.3, 0.05, 0.05], askew={0: askew}, degrees=degrees) == [
+        ("R2 K2 O2 B2", "valid")]
+    # a tile askew that does not fit the set is a loose tile beside it
+    assert sorted(read_line("K6 K7 K8 R2", [0.05, 0.05, 0.3], askew={3: askew}, degrees=degrees)) == [
+        ("K6 K7 K8", "valid"), ("R2", "invalid")]
+
+
+def test_a_tile_askew_beside_a_set_but_off_its_line_is_not_joined_to_it():
+    # the K9 is most of a tile height below the run's line and turned: not where the next tile would lie
+    tiles = parse_tiles("K6 K7 K8 K9")
+    quads = [np.array([[40 + k * 48, 100], [85 + k * 48, 100], [85 + k * 48, 160], [40 + k * 48, 160]], float)
+             for k in range(3)]
+    x, y = 40 + 3 * 48 + 14, 150
+    k9 = np.array([[x, y], [x + 45, y], [x + 45, y + 60], [x, y + 60]], float)
+    quads.append(turned(k9, 40, k9.mean(axis=0)))
+    det = TileDetections(np.array(quads), [t.index for t in tiles], np.full(4, 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
+    assert sorted(" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets) == ["K6 K7 K8", "K9"]
 
 
 def test_two_valid_sets_pushed_together_are_told_apart_by_the_rules():

@@ -14,7 +14,7 @@ rack: never judged as melds, only totalled).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +24,7 @@ from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.colours import colour_warnings
-from vision.geometry import (RACK, TABLE, GeometryOptions, Group, find_groups, link_neighbours, order_line,
+from vision.geometry import (RACK, TABLE, GeometryOptions, Group, end_links, find_groups, order_line,
                              tile_frames)
 from vision.types import TileDetections
 
@@ -204,34 +204,32 @@ class TableReader:
         return TableReading(read, sets, total, found, warnings)
 
     def _join(self, detections: TileDetections, groups: list[Group]) -> list[Group]:
-        """Two table lines lying end to end a little farther apart than a set's tiles, valid together
-        (in the order they lie) while one of them alone is not, are one set laid carelessly
-        (R5 R6 _ R7 R8 with a wide gap)."""
+        """Table lines that continue one another (``geometry.end_links``: straight on past a gap up to
+        JOIN_GAP wider than a set's, or with the end tile set down askew), valid together in the
+        order they lie while one of them alone is not, are one set laid carelessly (R5 R6 _ R7 R8
+        with a wide gap; K6 K7 K8 and a K9 pushed a little away or turned)."""
         o = self.options
-        table = [g for g in groups if g.kind == TABLE and g.tiles]
-        if len(table) < 2:
+        lines = [list(g.tiles) for g in groups if g.kind == TABLE and g.tiles]
+        if len(lines) < 2:
             return groups
-        looser = replace(o.geometry, max_gap=o.geometry.max_gap + JOIN_GAP)
-        line_of = {t: k for k, g in enumerate(table) for t in g.tiles}
-        ends = {t for g in table for t in (g.tiles[0], g.tiles[-1])}
-        lines = [list(g.tiles) for g in table]
 
         def valid(tiles: list[int], as_laid: bool = False) -> bool:
             v = analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules)
             return _valid_as_laid(v) if as_laid else v.valid
 
-        for i, j in link_neighbours(detections.quads, looser):
-            a, b = line_of.get(i), line_of.get(j)
-            if a is None or b is None or a == b or i not in ends or j not in ends or not lines[a] or not lines[b]:
-                continue
-            both = order_line(detections.quads, lines[a] + lines[b])
-            # the tiles joined must read in order as they lie: K8 K9 K10 and a K7 dropped past K10 are not one set
-            if valid(both, as_laid=True) and not (valid(lines[a]) and valid(lines[b])):
-                lines[a], lines[b] = both, []
-                for t in both:
-                    line_of[t] = a
-        joined = [Group(TABLE, line) for line in lines if line]
-        return [g for g in groups if g.kind != TABLE] + joined
+        joined = True
+        while joined:  # one join at a time: a line that grew may take the next tile on
+            joined = False
+            line_of = {t: k for k, line in enumerate(lines) for t in line}
+            for i, j in end_links(detections.quads, lines, o.geometry, JOIN_GAP):
+                a, b = lines[line_of[i]], lines[line_of[j]]
+                both = order_line(detections.quads, a + b)
+                # the tiles joined must read in order as they lie: K8 K9 K10 and a K7 dropped past K10 are not one set
+                if valid(both, as_laid=True) and not (valid(a) and valid(b)):
+                    lines = [both if line is a else line for line in lines if line is not b]  # where ``a`` was
+                    joined = True
+                    break
+        return [g for g in groups if g.kind != TABLE] + [Group(TABLE, line) for line in lines]
 
     def _split(self, read: TileDetections, indices: list[int]) -> list[list[int]]:
         """A line that is invalid as a whole, cut where the rules and the spacing say it is several groups.
