@@ -223,10 +223,15 @@ class TableReader:
             line_of = {t: k for k, line in enumerate(lines) for t in line}
             for i, j in end_links(detections.quads, lines, o.geometry, JOIN_GAP):
                 a, b = lines[line_of[i]], lines[line_of[j]]
-                both = order_line(detections.quads, a + b)
+                # of a line the rules cut in pieces (R10 pushed against K6 K7 K8), the piece at the end
+                a_parts, b_parts = self._split(detections, a), self._split(detections, b)
+                a_end = next(p for p in a_parts if i in p)
+                b_end = next(p for p in b_parts if j in p)
+                both = order_line(detections.quads, a_end + b_end)
                 # the tiles joined must read in order as they lie: K8 K9 K10 and a K7 dropped past K10 are not one set
-                if valid(both, as_laid=True) and not (valid(a) and valid(b)):
-                    lines = [both if line is a else line for line in lines if line is not b]  # where ``a`` was
+                if valid(both, as_laid=True) and not (valid(a_end) and valid(b_end)):
+                    rest = [p for p in a_parts + b_parts if p is not a_end and p is not b_end]
+                    lines = [both if line is a else line for line in lines if line is not b] + rest  # where ``a`` was
                     joined = True
                     break
         return [g for g in groups if g.kind != TABLE] + [Group(TABLE, line) for line in lines]
