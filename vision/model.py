@@ -153,10 +153,12 @@ class TileModel:
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
         pw, ph = -(-sw // self.multiple) * self.multiple, -(-sh // self.multiple) * self.multiple
         small = shrink(image, (sw, sh), scale)
-        canvas = cv2.copyMakeBorder(small, 0, ph - sh, 0, pw - sw, cv2.BORDER_CONSTANT, value=0)
+        canvas = small if (pw, ph) == (sw, sh) else cv2.copyMakeBorder(small, 0, ph - sh, 0, pw - sw,
+                                                                       cv2.BORDER_CONSTANT, value=0)
         # NCHW float RGB in [0, 1], as cv2.dnn.blobFromImage makes it bit for bit in half the time: the
         # bytes are put in order first (a contiguous input also spares onnxruntime a copy)
-        x = np.ascontiguousarray(canvas[:, :, ::-1].transpose(2, 0, 1))[None].astype(np.float32) * np.float32(1 / 255)
+        x = np.ascontiguousarray(canvas[:, :, ::-1].transpose(2, 0, 1))[None].astype(np.float32)
+        x *= np.float32(1 / 255)
         maps = self.detector.run(None, {"image": x})[0][0]
         probs = 1 / (1 + np.exp(-maps))  # (2, ph/stride, pw/stride): face, core (face guides training only)
         # back to model-input pixels so outlines are not stuck on the stride grid
