@@ -32,7 +32,6 @@ SQUARE = 1.2  # an outline whose sides differ less than this may be a tile seen 
 # times how sure it is which way is up): on training photos and rendered racks no turned reading that
 # changed a code had a first reading above 0.93, while most upright tiles read above it
 SURE_UPRIGHT = 0.95
-MILD = 0.5  # shrinking a photo by less than this much needs no area averaging (shrink)
 RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classifier reads one this surely
 
 
@@ -152,7 +151,7 @@ class TileModel:
         scale = side / max(h, w)
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
         pw, ph = -(-sw // self.multiple) * self.multiple, -(-sh // self.multiple) * self.multiple
-        small = shrink(image, (sw, sh), scale)
+        small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
         canvas = small if (pw, ph) == (sw, sh) else cv2.copyMakeBorder(small, 0, ph - sh, 0, pw - sw,
                                                                        cv2.BORDER_CONSTANT, value=0)
         # NCHW float RGB in [0, 1], as cv2.dnn.blobFromImage makes it bit for bit in half the time: the
@@ -351,18 +350,6 @@ class TileModel:
         return TileDetections(np.concatenate([found.quads[keep], quads[add]]),
                               np.concatenate([found.class_ids[keep], ids[add]]),
                               np.concatenate([found.scores[keep], scores[add]]))
-
-
-def shrink(image: np.ndarray, size: tuple[int, int], scale: float) -> np.ndarray:
-    """``image`` resized to ``size`` (width, height) for the detector.
-
-    Area averaging only where it matters, when more than every other pixel
-    is dropped: a mild shrink (a 1000x750 photo to 768 px) reads the same
-    with exact bilinear resampling, which costs a third as much.
-    """
-    if scale >= 1:
-        return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < MILD else cv2.INTER_LINEAR_EXACT)
 
 
 def _heights(d: TileDetections) -> np.ndarray:
