@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from rules.tiles import Tile
 from vision.crops import order_upright, rotate_half_turn, shrink_quad, warp_crop

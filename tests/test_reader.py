@@ -8,7 +8,6 @@ reads sample_images/ with the shipped model.
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 

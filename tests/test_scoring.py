@@ -1,7 +1,5 @@
 """Scoring a hand and keeping the sheet (rules/scoring.py): Sabra, American, Israeli, International."""
 
-import re
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -12,7 +12,7 @@ from models.render.layout import Layout, careless_line, rack_layout
 from models.render.scene import compose
 from models.render.styles import EDITIONS
 from rules.options import find_variant
-from rules.tiles import Tile, parse_tiles
+from rules.tiles import parse_tiles
 from vision.geometry import group_lines
 from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
