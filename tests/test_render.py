@@ -261,3 +261,15 @@ def test_racks_come_with_three_rows_and_seen_from_the_side():
         rows.add(len(layout.racks[0].ledges))
     assert rows == {2, 3}
     assert sides >= 3
+
+
+def test_what_the_camera_sees_past_the_table_is_plain_table_not_a_mirror_image():
+    from models.render.camera import warp
+
+    canvas = np.full((120, 160, 3), 90.0, np.float32)
+    canvas[40:80, 130:158] = (250.0, 250.0, 250.0)  # a tile by the right edge
+    # the camera looks 60 px past the right edge of the canvas
+    matrix = np.array([[1.0, 0, -60], [0, 1, 0], [0, 0, 1]])
+    seen = warp(canvas, matrix)
+    assert np.allclose(seen[40:80, 70:98], 250.0)  # the tile, where the camera puts it
+    assert np.allclose(seen[:, 101:], 90.0)  # past the edge: the table's colour, no copy of the tile

@@ -51,11 +51,20 @@ def apply_homography(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 
 
 def warp(canvas: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The canvas as the camera sees it.
+
+    Where the camera sees past the canvas (a rack seen from the side), the
+    table goes on in its edge's median colour: a mirror image there would
+    show copies of tiles near the edge that no label names.
+    """
     H, W = canvas.shape[:2]
     # pixel centres sit at +0.5 in label coordinates
     shift = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
     m = np.linalg.inv(shift) @ matrix @ shift
-    return cv2.warpPerspective(canvas, m, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    edge = np.concatenate([canvas[0], canvas[-1], canvas[:, 0], canvas[:, -1]])
+    fill = tuple(float(v) for v in np.median(edge, axis=0))
+    return cv2.warpPerspective(canvas, m, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=fill)
 
 
 def lighting(rng: np.random.Generator, img: np.ndarray, strength: float) -> np.ndarray:
