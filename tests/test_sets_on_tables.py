@@ -143,6 +143,11 @@ def test_a_set_laid_with_one_wide_gap_is_joined_when_only_together_it_is_valid()
         ("R4 R5 R6", "valid"), ("K9 B9 O9", "valid")]
 
 
+def test_a_tile_pushed_away_from_a_set_that_has_a_stray_tile_against_its_other_end_is_joined():
+    # R10 pushed against K6 K7 K8, and the K9 of that run laid most of a tile apart
+    assert read_line("R10 K6 K7 K8 K9", [0.05, 0.05, 0.05, 0.9]) == [("R10", "invalid"), ("K6 K7 K8 K9", "valid")]
+
+
 def test_pieces_cut_from_a_line_are_valid_in_the_order_they_lie():
     # K7 pushed against the end of K8 K9 K10 (with R6 B6 after it) is not a fourth tile of that run
     assert read_line("K8 K9 K10 K7 R6 B6", [0.05] * 5) == [("K8 K9 K10", "valid"), ("K7 R6 B6", "invalid")]

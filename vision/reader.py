@@ -231,7 +231,10 @@ class TableReader:
                 # the tiles joined must read in order as they lie: K8 K9 K10 and a K7 dropped past K10 are not one set
                 if valid(both, as_laid=True) and not (valid(a_end) and valid(b_end)):
                     rest = [p for p in a_parts + b_parts if p is not a_end and p is not b_end]
-                    lines = [both if line is a else line for line in lines if line is not b] + rest  # where ``a`` was
+                    # the joined set and what the rules cut off, in the order they lie, where ``a`` was
+                    place = {t: k for k, t in enumerate(order_line(detections.quads, a + b))}
+                    pieces = sorted([both] + rest, key=lambda p: min(place[t] for t in p))
+                    lines = [x for line in lines if line is not b for x in (pieces if line is a else [line])]
                     joined = True
                     break
         return [g for g in groups if g.kind != TABLE] + [Group(TABLE, line) for line in lines]
