@@ -168,14 +168,14 @@ class Program:
         h.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), np.zeros(self.n), self.ub)
         return found
 
-    def cut(self, x: np.ndarray, ub: np.ndarray) -> None:
+    def cut(self, x: np.ndarray) -> None:
         """Forbid exactly the integer vector ``x`` (0 <= x <= ub), every other one staying feasible.
 
         For each column laid, binaries ``down`` (x_j <= x*_j - 1) and, below its
         bound, ``up`` (x_j >= x*_j + 1); then some column not laid is laid, or
         some ``down``/``up`` holds.
         """
-        h = self.h
+        h, ub = self.h, self.ub
         n = len(x)
         laid = np.flatnonzero(x)
         start = h.getNumCol()

@@ -555,7 +555,7 @@ class _Model:
             if x is None:
                 return
             yield self._layout(Counter({j: int(x[j]) for j in np.flatnonzero(x)}))
-            h.cut(x, ub)
+            h.cut(x)
 
     def _layout(self, chosen: Counter) -> list[list[Tile]]:
         return [list(self.layouts[j]) for j in sorted(chosen) for _ in range(chosen[j])]

@@ -457,6 +457,6 @@ def test_program_cuts_off_a_rejected_optimum():
     for _ in range(3):
         x = program.run()
         seen.append(tuple(x.tolist()))
-        program.cut(x, np.ones(3))
+        program.cut(x)
     assert sorted(seen) == [(0, 0, 1), (0, 1, 0), (1, 0, 0)]  # each single column once, then...
     assert program.run().sum() == 0  # ... only the empty solution is left
