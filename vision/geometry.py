@@ -98,10 +98,27 @@ def tile_frames(quads: np.ndarray) -> TileFrame:
     return TileFrame(q.mean(axis=1), x_axes, up_axes, widths, heights)
 
 
+def frame_offsets(f: TileFrame, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(along, across), each ``[i, j]``: how far ``points[i]`` lies from tile ``j``'s centre along
+    that tile's x axis, in its widths, and across it, in its heights (both unsigned)."""
+    d = np.asarray(points, np.float64)[:, None, :] - f.centers[None, :, :]
+    along = np.abs(np.einsum("ijk,jk->ij", d, f.x_axes)) / f.widths[None]
+    across = np.abs(np.einsum("ijk,jk->ij", d, f.up_axes)) / f.heights[None]
+    return along, across
+
+
 PORTRAIT = 1.18  # a quad at least this much taller than wide shows which way its tile lies
 PAIR_GAP = 0.3  # tile widths of table between two tiles that lie alone: they are loose tiles, not a pair
 SECOND = 20.0  # degrees: how much worse than max_angle an outline square to the photo may agree
 CROWDED = 0.75  # centres closer than this share of the outlines' mean extent between them: outlines overlap
+
+
+def _face_sizes(f: TileFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(size, width, height) of each face from its area (a badly outlined tile still has about the
+    right area), split into width and height by the photo's own aspect."""
+    aspect = np.clip(np.median(f.widths / np.maximum(f.heights, 1e-9)), 0.55, 0.95)
+    size = np.sqrt(np.maximum(f.widths * f.heights, 1e-9))
+    return size, size * np.sqrt(aspect), size / np.sqrt(aspect)
 
 
 def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
@@ -117,9 +134,7 @@ def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
     cannot both be right (touching tiles whose outlines came out too long):
     their centres are trusted and their outlines have no say.
     """
-    aspect = np.clip(np.median(f.widths / np.maximum(f.heights, 1e-9)), 0.55, 0.95)
-    size = np.sqrt(np.maximum(f.widths * f.heights, 1e-9))
-    w, h = size * np.sqrt(aspect), size / np.sqrt(aspect)
+    size, w, h = _face_sizes(f)
     d = f.centers[None, :, :] - f.centers[:, None, :]
     dist = np.linalg.norm(d, axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -230,9 +245,7 @@ def end_links(quads: np.ndarray, lines: list[list[int]], options: GeometryOption
     f = tile_frames(q)
     along, across, ok, agree, _ = _pair_geometry(q, f, o)
     pitch = _photo_pitch(along, across, ok, agree)
-    aspect = np.clip(np.median(f.widths / np.maximum(f.heights, 1e-9)), 0.55, 0.95)
-    size = np.sqrt(np.maximum(f.widths * f.heights, 1e-9))
-    w, h = size * np.sqrt(aspect), size / np.sqrt(aspect)
+    size, w, h = _face_sizes(f)
     limit = np.cos(np.deg2rad(o.max_angle))
 
     def outward(line: list[int]) -> dict[int, np.ndarray]:
@@ -367,4 +380,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "link_neighbours", "end_links", "group_lines", "order_line"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "end_links", "group_lines", "order_line"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import Components, tile_frames
+from vision.geometry import Components, frame_offsets, tile_frames
 
 ROW_ANGLE = 12.0  # degrees between the x axes of two tiles in one rack row
 ROW_OFFSET = 0.35  # sideways misalignment of centres within a row, in tile heights
@@ -82,9 +82,7 @@ def _reading_axis(q: np.ndarray) -> np.ndarray:
 
 def _rows(f) -> list[list[int]]:
     """Tiles on one straight line, parallel, at any spacing up to ROW_REACH widths (union of close pairs)."""
-    d = f.centers[None, :, :] - f.centers[:, None, :]
-    along = np.abs(np.einsum("ijk,ik->ij", d, f.x_axes)) / f.widths[:, None]
-    across = np.abs(np.einsum("ijk,ik->ij", d, f.up_axes)) / f.heights[:, None]
+    along, across = (a.T for a in frame_offsets(f, f.centers))  # [i, j]: tile j seen from tile i
     parallel = np.abs(f.x_axes @ f.x_axes.T) >= np.cos(np.deg2rad(ROW_ANGLE))
     size = np.maximum(f.heights[:, None], f.heights[None, :]) / np.maximum(np.minimum(f.heights[:, None], f.heights[None, :]), 1e-9)
     ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import tile_frames
+from vision.geometry import frame_offsets, tile_frames
 
 FACE = 0.5  # face probability that counts as tile face
 GROWN = 1.1  # a found outline covers this much of the face map around it (the map is blurred)
@@ -146,9 +146,7 @@ def _clear_of(centres: np.ndarray, f) -> np.ndarray:
     """For each centre: it lies outside every tile found, grown by ``APART`` of its size each way
     from its middle (measured in each tile's own width and height, so along a tile lying on its
     side as well as across it)."""
-    d = centres[:, None, :] - f.centers[None, :, :]
-    along = np.abs(np.einsum("ijk,jk->ij", d, f.x_axes)) / f.widths[None]
-    across = np.abs(np.einsum("ijk,jk->ij", d, f.up_axes)) / f.heights[None]
+    along, across = frame_offsets(f, centres)
     return ~np.any((along < APART) & (across < APART), axis=1)
 
 
@@ -156,9 +154,7 @@ def _photo_step(f) -> float:
     """Centre to centre of tiles side by side in this photo, in tile widths (outlines drawn a little
     large or small and the gaps players leave change it): the median over tiles of the nearest
     neighbour in line, else ``STEP``."""
-    d = f.centers[None, :, :] - f.centers[:, None, :]
-    along = np.abs(np.einsum("ijk,ik->ij", d, f.x_axes)) / f.widths[:, None]
-    across = np.abs(np.einsum("ijk,ik->ij", d, f.up_axes)) / f.heights[:, None]
+    along, across = (a.T for a in frame_offsets(f, f.centers))  # [i, j]: tile j seen from tile i
     near = np.where((across < 0.25) & (along > 0.7) & (along < 1.6), along, np.inf).min(axis=1)
     near = near[np.isfinite(near)]
     return float(np.median(near)) if len(near) >= 2 else STEP
