@@ -328,8 +328,9 @@ scene, tiles 20-300 px tall):
 
 `{unknown}` is rendered but never trained on (nor its font or joker). A
 profile was calibrated on one rendered layout photo of it
-(`rummikub-companion calibrate --layout`; {placed} of 54 tiles placed,
-{calibrate_seconds:.0f} s on this machine) and the same photos read again with it. "Scenes" are
+(`rummikub-companion calibrate --layout`; {placed} of 54 tiles placed in
+{calibrate_seconds:.1f} s for the figures here, 8-55 s while the machine was busy) and the same
+photos read again with it. "Scenes" are
 the renderer's every kind of scene (racks, clutter, tiles down to 20 px);
 "tiles in rows" are photos of random tiles laid in upright rows, as a player
 photographs them to type them in (`models/render/calibration.py`). All from
@@ -343,11 +344,15 @@ A profile refits only the classifier's last layer, on its fixed features:
 it can teach the reader a new look of numerals and jokers, not find tiles
 the segmenter misses or read crops too blurred for the features to tell
 apart. On the rows photos the reading is already right before calibrating;
-on the scenes most of what is left are false finds (of 20 validation scenes
-of this edition, seed 4244: 364 tiles read right, 24 misread, 5 missed and
-52 finds where no tile is labelled, most of them word-game letter tiles and
-the mirrored rack tiles of [docs/renderer.md](../docs/renderer.md)), which a
-face layer cannot learn from a layout photo. Fitting more than the face layer
+on the scenes what is left are misread small or blurred tiles and false
+finds (of 20 validation scenes of this edition, seed 4244: 365 tiles read
+right, 24 misread, 4 missed and 33 finds where no tile is labelled, such as
+word-game letter tiles; 52 while the renderer still mirrored the table past
+its edge, see [docs/renderer.md](../docs/renderer.md)), which a face layer
+cannot learn from a layout photo. The trained editions read the same kind
+of scenes no better (F1 0.82-0.93 above), so the scenes' 0.98 is out of reach
+of a profile; it would take a classifier that reads small, blurred tiles
+better, for every edition. Fitting more than the face layer
 from one photo was tried on validation scenes (with the segmenter shipped
 before) and gained nothing measurable: a colour-plus-number update of the face
 layer (so a learned red 5 also moves the other 5s), moving the box's features
