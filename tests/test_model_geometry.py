@@ -119,3 +119,21 @@ def test_one_long_core_without_a_saddle_stays_one_tile():
     prob = cv2.GaussianBlur(prob, (0, 0), 2)
     tiles = split_merged_core(((100, 100), (80, 20), 0), 0.5, prob)
     assert len(tiles) == 1
+
+
+@pytest.mark.parametrize("degrees", [0, 35, 90])
+def test_tile_size_is_read_from_the_short_side_of_outlines_even_when_tiles_run_together(degrees):
+    """A first look at tiny tiles gives single outlines and rows of tiles run into one outline;
+    the photo is looked at closer when the tiles are small, so a run of three 12 px tiles must not
+    pass for one tile three widths tall."""
+    from vision.model import FACE_ASPECT, _outline_heights
+
+    single = order_upright(rotated(np.array([[0, 0], [9, 0], [9, 12], [0, 12]], np.float32), degrees))
+    run = order_upright(rotated(np.array([[0, 0], [27, 0], [27, 12], [0, 12]], np.float32), degrees))
+    heights = _outline_heights(np.stack([single, run]))
+    assert heights[0] == pytest.approx(9 / FACE_ASPECT, rel=1e-3)  # a single face: its width tells its height
+    assert heights[1] == pytest.approx(12 / FACE_ASPECT, rel=1e-3)  # the run: about one tile, not 27 px
+    # a tile on a rack, its foot hidden: as wide as tall, its long side stands
+    square = order_upright(rotated(np.array([[0, 0], [12, 0], [12, 11], [0, 11]], np.float32), degrees))
+    assert _outline_heights(square[None])[0] == pytest.approx(12, rel=1e-3)
+    assert _outline_heights(np.zeros((0, 4, 2), np.float32)).shape == (0,)

@@ -21,6 +21,7 @@ from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
 SMALL_TILE = 26  # px tall at the detector's scale: below this a big photo is looked at closer
+FACE_ASPECT = 0.75  # a tile face's width over its height
 MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
 ENLARGE = 2.0  # a photo whose tiles are tiny is looked at again enlarged up to this much
 SURE = 0.9  # below this confidence a crop is read a second time, turned half a turn
@@ -135,7 +136,10 @@ class TileModel:
         """:meth:`find_outlines` with the face map of the look kept."""
         look = self._outlines_at(image, self.base_side)
         long_side = max(image.shape[:2])
-        heights = np.linalg.norm(look.quads[:, 3] - look.quads[:, 0], axis=1) * self.base_side / long_side
+        # a handful of outlines is not a table of tiny tiles run together: ``detect`` looks at
+        # photos with few tiles again closer and at the close-up scale
+        sides = _outline_heights(look.quads) if len(look.quads) > FEW else _long_sides(look.quads)
+        heights = sides * self.base_side / long_side
         if not len(heights) or np.median(heights) < SMALL_TILE:
             zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
             limit = long_side if long_side > 1.5 * self.base_side else ENLARGE * long_side
@@ -350,6 +354,24 @@ class TileModel:
         return TileDetections(np.concatenate([found.quads[keep], quads[add]]),
                               np.concatenate([found.class_ids[keep], ids[add]]),
                               np.concatenate([found.scores[keep], scores[add]]))
+
+
+def _long_sides(quads: np.ndarray) -> np.ndarray:
+    """Each outline's long side (its left edge: outlines are ordered with the long side vertical)."""
+    return np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) if len(quads) else np.zeros(0, np.float32)
+
+
+def _outline_heights(quads: np.ndarray) -> np.ndarray:
+    """Tile heights the outlines suggest: an outline's long side, but no more than its short side
+    allows.  Where tiles too small for this scale run together into one long outline, its long side
+    is several tiles' widths and its short side about one tile's height, FACE_ASPECT of which is a
+    face's width.  An outline of one tile keeps its long side, as does one about as wide as tall
+    (a tile standing on a rack, its foot hidden by the ledge)."""
+    if not len(quads):
+        return np.zeros(0, np.float32)
+    sides = np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
+                      np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)], axis=1)
+    return np.minimum(sides.max(axis=1), sides.min(axis=1) / FACE_ASPECT)
 
 
 def _heights(d: TileDetections) -> np.ndarray:
