@@ -140,8 +140,11 @@ class TileModel:
         # photos with few tiles again closer and at the close-up scale
         sides = _outline_heights(look.quads) if len(look.quads) > FEW else _long_sides(look.quads)
         heights = sides * self.base_side / long_side
-        if not len(heights) or np.median(heights) < SMALL_TILE:
-            zoom = SMALL_TILE * 2 / np.median(heights) if len(heights) else 2.5
+        # by area: a few specks (bits of tiles far larger than the detector learned) do not
+        # make big tiles small
+        typical = _area_median(heights, look.quads) if len(heights) else 0.0
+        if not len(heights) or typical < SMALL_TILE:
+            zoom = SMALL_TILE * 2 / typical if len(heights) else 2.5
             limit = long_side if long_side > 1.5 * self.base_side else ENLARGE * long_side
             side = int(min(limit, MAX_SIDE, self.base_side * zoom))
             if side > 1.2 * self.base_side:
@@ -354,6 +357,14 @@ class TileModel:
         return TileDetections(np.concatenate([found.quads[keep], quads[add]]),
                               np.concatenate([found.class_ids[keep], ids[add]]),
                               np.concatenate([found.scores[keep], scores[add]]))
+
+
+def _area_median(values: np.ndarray, quads: np.ndarray) -> float:
+    """The median of ``values``, one per outline, each outline counted by its area."""
+    areas = np.abs(np.cross(quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]))
+    order = np.argsort(values)
+    cumulative = np.cumsum(areas[order])
+    return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
 
 
 def _long_sides(quads: np.ndarray) -> np.ndarray:
