@@ -457,6 +457,21 @@ def test_live_table_follows_the_game_rules():
     assert live.state().tables == (tuple(Tile.parse(c) for c in ("R12", "R13", "R1")),)
 
 
+def test_a_set_half_laid_is_held_back_while_a_finished_move_is_shown_at_once():
+    """A player stops with R13 and B13 down and a hand over the K13 between them: no flash of
+    two invalid sets; the finished set is shown at once, and a half set left lying is believed."""
+    half = reading(TABLE_A + " | R13 B13")
+    half.sets[-1].valid = False
+    done = reading(TABLE_A + " | R13 K13 B13")
+    start = [(thumb(80), reading(TABLE_A))] * 4 + [(HAND, None)]
+    views = feed(TableStabiliser(), start + [(thumb(120), half)] * 10 + [(HAND, None)] + [(thumb(140), done)] * 4)
+    assert views[3].version == 1
+    assert all(v.tables == views[3].tables for v in views[4:16])  # half a second of the half-laid set
+    assert views[-1].version == 2 and [format_table([t]) for t in views[-1].tables][-1] == "R13 K13 B13"
+    left = feed(TableStabiliser(), start + [(thumb(120), half)] * 40)  # two seconds
+    assert left[-1].version == 2 and left[-1].tables[-1] == [Tile.parse("R13"), Tile.parse("B13")]
+
+
 def test_a_table_cleared_for_the_next_hand_is_believed_after_a_while():
     """All tiles gone (the hand is over): held back like a resting hand, then published."""
     stab = TableStabiliser()

@@ -361,7 +361,8 @@ class TileModel:
 
 def _area_median(values: np.ndarray, quads: np.ndarray) -> float:
     """The median of ``values``, one per outline, each outline counted by its area."""
-    areas = np.abs(np.cross(quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]))
+    a, b = quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]
+    areas = np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])
     order = np.argsort(values)
     cumulative = np.cumsum(areas[order])
     return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])

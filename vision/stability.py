@@ -35,7 +35,9 @@ class ReadingLike(Protocol):
     """What the stabiliser needs of a ``vision.reader.TableReading``."""
 
     detections: TileDetections
-    sets: Sequence[Any]  # each with ``.indices`` (detection indices in the set) and ``.group`` (table or rack)
+    # each with ``.indices`` (detection indices in the set), ``.group`` (table or rack), ``.valid``
+    # and ``.doubtful`` (the tiles an invalid verdict hangs on: such a set is unsure, not invalid)
+    sets: Sequence[Any]
 
 
 def make_thumbnail(image_bgr: np.ndarray, width: int = THUMB_WIDTH) -> np.ndarray:
@@ -69,6 +71,11 @@ def table_key(reading: Any) -> tuple:
     codes = [int(c) for c in reading.detections.class_ids]
     sets = sorted((s.group, tuple(sorted(codes[i] for i in s.indices))) for s in reading.sets)
     return tuple(sets), tuple(sorted(codes))
+
+
+def flagged_sets(reading: Any) -> int:
+    """Table sets the reading shows as invalid (not unsure, not rack rows)."""
+    return sum(1 for s in reading.sets if s.group == "table" and not s.valid and not s.doubtful)
 
 
 def reading_tables(reading: Any) -> list[list[Tile]]:
@@ -148,6 +155,11 @@ class TableStabiliser:
     score_threshold / agreement_threshold: below these a tile is uncertain.
     drop_fraction / drop_seconds: losing more than this share of tiles (and at
         least 3) must last this long before it is believed.
+    invalid_seconds: a table with more sets shown invalid than the one
+        published must last this long before it is believed: a player laying a
+        set stops with part of it down and a hand over the rest, and that pause
+        must not flash "invalid" (a finished valid move, and the first table
+        seen, are shown at once).
     match_ratio: a reading matching fewer of the window's tiles than this
         share starts a new vote even without visible motion.
     """
@@ -166,6 +178,7 @@ class TableStabiliser:
         agreement_threshold: float = 0.75,
         drop_fraction: float = 0.3,
         drop_seconds: float = 2.0,
+        invalid_seconds: float = 1.5,
         match_ratio: float = 0.6,
     ) -> None:
         if min_votes < 1 or max_votes < min_votes:
@@ -181,12 +194,14 @@ class TableStabiliser:
         self.agreement_threshold = agreement_threshold
         self.drop_fraction = drop_fraction
         self.drop_seconds = drop_seconds
+        self.invalid_seconds = invalid_seconds
         self.match_ratio = match_ratio
 
         self._last_thumb: np.ndarray | None = None
         self._anchor: np.ndarray | None = None  # first still thumbnail of the window
         self._view = StableView(0, None, [], [], False, time.monotonic())
         self._key: tuple | None = None
+        self._flagged = 0  # sets the published table shows invalid
         self._reset_window(0.0)
 
     # -- window -------------------------------------------------------------
@@ -367,12 +382,14 @@ class TableStabiliser:
 
     def _publish(self, reading: Any, uncertain: list[int], key: tuple, now: float) -> None:
         old, new = (len(self._key[1]) if self._key else 0), len(key[1])
-        lost = old - new
-        if lost >= 3 and lost > self.drop_fraction * old and now - self._window_start < self.drop_seconds:
-            # probably a hand resting on the tiles: believe it once it has lasted drop_seconds
+        lost, flagged, still = old - new, flagged_sets(reading), now - self._window_start
+        if (lost >= 3 and lost > self.drop_fraction * old and still < self.drop_seconds) or \
+                (self._key is not None and flagged > self._flagged and still < self.invalid_seconds):
+            # probably a hand resting on the tiles, or a set half laid: believe it once it has lasted
             self._held = (reading, uncertain, key)
             return
         self._key, self._pending, self._held, self._published_here = key, None, None, True
+        self._flagged = flagged
         self._view = StableView(
             version=self._view.version + 1,
             reading=reading,
