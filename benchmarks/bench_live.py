@@ -1,7 +1,7 @@
 """Live pipeline benchmark: processed frames per second at 1280x720, and the delay
 from a stable change on the table to the state update.
 
-    python benchmarks/bench_live.py [--model-dir DIR] [--seconds 8] [--changes 5]
+    python benchmarks/bench_live.py [--model-dir DIR] [--seconds 8] [--changes 5] [--photos A B]
 
 Uses the real tile model when ``models/`` holds it (or ``--model-dir``);
 otherwise says so and measures the pipeline minus the network: capture thread,
@@ -167,7 +167,7 @@ def bench_read_every_frame(reader, frames: list[np.ndarray], seconds: float) -> 
 def bench_threaded(reader, a: np.ndarray, b: np.ndarray, changes: int, still_s: float) -> dict:
     camera = ScriptedCamera(a, b, still_s=still_s)
     live = LiveTable(camera, reader)
-    added, removed, fps = [], [], []
+    added, flagged, removed, fps = [], [], [], []
     with live:
         state = live.wait_for_change(0, timeout=15)
         if state.version == 0:
@@ -181,7 +181,9 @@ def bench_threaded(reader, a: np.ndarray, b: np.ndarray, changes: int, still_s: 
                 since = [t for t in camera.change_times if t <= done]
             if since:
                 n_old, n_new = (len(s.tiles) for s in (state, new))
-                (added if n_new >= n_old else removed).append(done - since[-1])
+                invalid_old, invalid_new = (int(np.count_nonzero(~s.set_valid)) for s in (state, new))
+                kind = removed if n_new < n_old else flagged if invalid_new > invalid_old else added
+                kind.append(done - since[-1])
             fps.append(live.fps)
             state = new
         dropped = live.buffer.dropped
@@ -190,6 +192,7 @@ def bench_threaded(reader, a: np.ndarray, b: np.ndarray, changes: int, still_s: 
     return {
         "fps": statistics.median(fps) if fps else 0.0,
         "added": added,
+        "flagged": flagged,
         "removed": removed,
         "dropped": dropped,
         "captured": captured,
@@ -210,10 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=8.0, help="length of the read-every-frame run")
     ap.add_argument("--changes", type=int, default=6, help="table changes to time")
     ap.add_argument("--still", type=float, default=3.0, help="seconds each table lies still")
+    ap.add_argument("--photos", nargs=2, type=Path, help="the two tables to swap (default: the first two samples)")
     args = ap.parse_args(argv)
 
     reader, what = make_reader(args.model_dir)
-    pics = photos()
+    pics = list(args.photos) if args.photos else photos()
     a = scene(pics[0] if len(pics) > 0 else None, 1)
     b = scene(pics[1] if len(pics) > 1 else None, 2)
     print(f"frames: 1280x720 from {'photos ' + ', '.join(p.name for p in pics[:2]) if pics else 'drawn tables'}")
@@ -229,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("change delay, from the first still frame of the new table to the new version (aim < 300 ms):")
     _delays("tiles added", r["added"])
+    _delays("tiles added that show a set more as invalid (waits invalid_seconds: it may be half laid)", r["flagged"])
     _delays("tiles removed (a loss of many waits drop_seconds: a hand may be resting)", r["removed"])
     return 0
 
