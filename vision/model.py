@@ -387,7 +387,7 @@ def _outline_heights(quads: np.ndarray) -> np.ndarray:
 
 
 def _heights(d: TileDetections) -> np.ndarray:
-    return np.linalg.norm(d.quads[:, 3] - d.quads[:, 0], axis=1) if len(d) else np.zeros(0)
+    return _long_sides(d.quads)
 
 
 def split_merged_core(rect, core_ratio: float, core: np.ndarray | None = None,
