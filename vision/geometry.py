@@ -225,58 +225,69 @@ def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -
     return sorted(links)
 
 
-def end_links(quads: np.ndarray, lines: list[list[int]], options: GeometryOptions | None = None,
-              extra_gap: float = 0.0) -> list[tuple[int, int]]:
-    """Pairs (end tile of a line of two or more, end tile of another line) that carry the first line
-    straight on, best first: candidates for one set laid carelessly.
+class EndLinks:
+    """Called with a photo's lines: pairs (end tile of a line of two or more, end tile of another
+    line) that carry the first line straight on, best first: candidates for one set laid carelessly.
 
     The line's own direction decides, not the end tile's: a tile set down
     askew at the end of its set, or one outlined a quarter or an eighth of a
     turn off, still lies where the next tile of the set would.  Gaps may be
     ``extra_gap`` tile widths wider than within a set; another line of two or
     more must run the same way.  Whether the tiles belong together is for the
-    rules to say (the reader joins only what is valid together).
+    rules to say (the reader joins only what is valid together).  The lines
+    may change between calls (joined one at a time); the photo's pair geometry
+    is worked out once, on the first call that needs it.
     """
-    o = options or GeometryOptions()
-    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    lines = [list(line) for line in lines if line]
-    if len(lines) < 2 or not any(len(line) >= 2 for line in lines):
-        return []
-    f = tile_frames(q)
-    along, across, ok, agree, _ = _pair_geometry(q, f, o)
-    pitch = _photo_pitch(along, across, ok, agree)
-    size, w, h = _face_sizes(f)
-    limit = np.cos(np.deg2rad(o.max_angle))
 
-    def outward(line: list[int]) -> dict[int, np.ndarray]:
-        """Each end of a line of two or more: the unit direction pointing out of the line past it."""
-        centres = f.centers[line]
-        axis = np.linalg.svd(centres - centres.mean(axis=0), full_matrices=False)[2][0]
-        t = centres @ axis
-        return {line[int(np.argmin(t))]: -axis, line[int(np.argmax(t))]: axis}
+    def __init__(self, quads: np.ndarray, options: GeometryOptions | None = None):
+        self.options = options or GeometryOptions()
+        self.quads = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+        self._geometry = None
 
-    ends = [outward(line) if len(line) >= 2 else {} for line in lines]
-    candidates = []
-    for a, line in enumerate(lines):
-        for e, out in ends[a].items():
-            for b, other in enumerate(lines):
-                if b == a:
-                    continue
-                for t in (other if len(other) == 1 else list(ends[b])):
-                    if b < a and len(other) >= 2:
-                        continue  # two lines of two or more: each pair once, from the first
-                    d = f.centers[t] - f.centers[e]
-                    mw, mh = (w[e] + w[t]) / 2, (h[e] + h[t]) / 2
-                    step, side = float(d @ out) / mw, abs(float(d[0] * out[1] - d[1] * out[0])) / mh
-                    if not (1 - o.max_overlap <= step <= pitch + o.max_gap + extra_gap and side <= o.max_offset):
+    def _measure(self):
+        if self._geometry is None:
+            f = tile_frames(self.quads)
+            along, across, ok, agree, _ = _pair_geometry(self.quads, f, self.options)
+            self._geometry = f, _photo_pitch(along, across, ok, agree), _face_sizes(f)
+        return self._geometry
+
+    def __call__(self, lines: list[list[int]], extra_gap: float = 0.0) -> list[tuple[int, int]]:
+        o = self.options
+        lines = [list(line) for line in lines if line]
+        if len(lines) < 2 or not any(len(line) >= 2 for line in lines):
+            return []
+        f, pitch, (size, w, h) = self._measure()
+        limit = np.cos(np.deg2rad(o.max_angle))
+
+        def outward(line: list[int]) -> dict[int, np.ndarray]:
+            """Each end of a line of two or more: the unit direction pointing out of the line past it."""
+            centres = f.centers[line]
+            axis = np.linalg.svd(centres - centres.mean(axis=0), full_matrices=False)[2][0]
+            t = centres @ axis
+            return {line[int(np.argmin(t))]: -axis, line[int(np.argmax(t))]: axis}
+
+        ends = [outward(line) if len(line) >= 2 else {} for line in lines]
+        candidates = []
+        for a, line in enumerate(lines):
+            for e, out in ends[a].items():
+                for b, other in enumerate(lines):
+                    if b == a:
                         continue
-                    if max(size[e], size[t]) > o.max_size_ratio * min(size[e], size[t]):
-                        continue
-                    if len(other) >= 2 and (abs(float(ends[b][t] @ out)) < limit or float(ends[b][t] @ out) > 0):
-                        continue  # the other line must run the same way and meet this one end to end
-                    candidates.append((abs(step - pitch) + side, e, t))
-    candidates.sort()
-    return [(e, t) for _, e, t in candidates]
+                    for t in (other if len(other) == 1 else list(ends[b])):
+                        if b < a and len(other) >= 2:
+                            continue  # two lines of two or more: each pair once, from the first
+                        d = f.centers[t] - f.centers[e]
+                        mw, mh = (w[e] + w[t]) / 2, (h[e] + h[t]) / 2
+                        step, side = float(d @ out) / mw, abs(float(d[0] * out[1] - d[1] * out[0])) / mh
+                        if not (1 - o.max_overlap <= step <= pitch + o.max_gap + extra_gap and side <= o.max_offset):
+                            continue
+                        if max(size[e], size[t]) > o.max_size_ratio * min(size[e], size[t]):
+                            continue
+                        if len(other) >= 2 and (abs(float(ends[b][t] @ out)) < limit or float(ends[b][t] @ out) > 0):
+                            continue  # the other line must run the same way and meet this one end to end
+                        candidates.append((abs(step - pitch) + side, e, t))
+        candidates.sort()
+        return [(e, t) for _, e, t in candidates]
 
 
 def group_lines(quads: np.ndarray, options: GeometryOptions | None = None) -> list[list[int]]:
@@ -380,4 +391,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "end_links", "group_lines", "order_line"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line"]

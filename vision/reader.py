@@ -24,7 +24,7 @@ from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.colours import colour_warnings
-from vision.geometry import (RACK, TABLE, GeometryOptions, Group, end_links, find_groups, order_line,
+from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, order_line,
                              tile_frames)
 from vision.types import TileDetections
 
@@ -204,7 +204,7 @@ class TableReader:
         return TableReading(read, sets, total, found, warnings)
 
     def _join(self, detections: TileDetections, groups: list[Group]) -> list[Group]:
-        """Table lines that continue one another (``geometry.end_links``: straight on past a gap up to
+        """Table lines that continue one another (``geometry.EndLinks``: straight on past a gap up to
         JOIN_GAP wider than a set's, or with the end tile set down askew), valid together in the
         order they lie while one of them alone is not, are one set laid carelessly (R5 R6 _ R7 R8
         with a wide gap; K6 K7 K8 and a K9 pushed a little away or turned)."""
@@ -217,11 +217,12 @@ class TableReader:
             v = analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules)
             return _valid_as_laid(v) if as_laid else v.valid
 
+        links = EndLinks(detections.quads, o.geometry)  # the photo's geometry, measured once for every pass
         joined = True
         while joined:  # one join at a time: a line that grew may take the next tile on
             joined = False
             line_of = {t: k for k, line in enumerate(lines) for t in line}
-            for i, j in end_links(detections.quads, lines, o.geometry, JOIN_GAP):
+            for i, j in links(lines, JOIN_GAP):
                 a, b = lines[line_of[i]], lines[line_of[j]]
                 # of a line the rules cut in pieces (R10 pushed against K6 K7 K8), the piece at the end
                 a_parts, b_parts = self._split(detections, a), self._split(detections, b)

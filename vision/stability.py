@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from rules.tiles import Tile
+from vision.geometry import TABLE
 from vision.types import TileDetections
 
 THUMB_WIDTH = 96
@@ -75,7 +76,7 @@ def table_key(reading: Any) -> tuple:
 
 def flagged_sets(reading: Any) -> int:
     """Table sets the reading shows as invalid (not unsure, not rack rows)."""
-    return sum(1 for s in reading.sets if s.group == "table" and not s.valid and not s.doubtful)
+    return sum(1 for s in reading.sets if s.group == TABLE and not s.valid and not s.doubtful)
 
 
 def reading_tables(reading: Any) -> list[list[Tile]]:
