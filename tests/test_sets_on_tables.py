@@ -217,6 +217,23 @@ def test_rack_rows_are_read_in_order_never_judged_and_totalled_apart_from_table_
     assert {s.to_json()["group"] for s in reading.sets} == {"rack", "table"}
 
 
+@pytest.mark.parametrize("degrees", [-30.0, 25.0])
+def test_a_rack_photographed_with_the_phone_held_at_a_slant_is_still_a_rack(degrees):
+    import cv2
+
+    drawn, _ = rack_and_table(2)
+    h, w = drawn.image.shape[:2]
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    image = cv2.warpAffine(drawn.image, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    quads = cv2.transform(drawn.quads.reshape(-1, 1, 2).astype(np.float64), turn).reshape(-1, 4, 2)
+    det = TileDetections(quads.astype(np.float32), drawn.indices, np.full(len(drawn.indices), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = [(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets]
+    assert ("rack", "R1 K5 B9 J O13 O2") in shown and ("rack", "K10 K11 B3 R7") in shown
+    assert ("table", "R4 R5 R6") in shown and ("table", "K9 B9 O9 R9") in shown
+
+
 def test_sets_on_a_table_are_not_racks_without_a_board():
     drawn, layout = rack_and_table(4)
     keep = [k for k, (kind, members) in enumerate(layout.groups()) if kind == "set"]

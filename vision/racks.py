@@ -27,6 +27,8 @@ NEAR = 30.0  # Lab distance of "the same colour" for EVEN
 DARKER = 25.0  # racks are darker than the table (Lab L): light shading across a table is not a rack
 NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not a tile's own side)
 UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its owner's side or the other
+ROLL = 40.0  # degrees: a photo held this far off level still shows its rack level with the rest of its tiles
+ROLLED = 0.7  # share of a photo's tiles lying along one line for that line to count as its level
 THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
 
 
@@ -36,8 +38,8 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     if len(q) == 0:
         return []
     f = tile_frames(q)
-    level = np.cos(np.deg2rad(UPRIGHT))
-    candidates = [row for row in _rows(f) if abs(_reading_axis(q[row])[0]) >= level]  # level: racks stand so
+    level, upright = _level(f), np.cos(np.deg2rad(UPRIGHT))
+    candidates = [row for row in _rows(f) if abs(_reading_axis(q[row]) @ level) >= upright]  # racks stand level
     if not candidates:
         return []
     step = max(1, int(float(np.median(f.heights)) / THUMB))
@@ -53,6 +55,21 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
     found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
     return [sorted(row, key=lambda t: float(f.centers[t] @ _reading_axis(q[row]))) for row in found]
+
+
+def _level(f) -> np.ndarray:
+    """Which way is level in this photo: the image's x axis, or the line most tiles lie along when
+    the photo was taken turned (up to ROLL degrees) and nearly every tile agrees on it.
+
+    A photo of a rack taken with the phone held at a slant shows the whole rack slanted; tiles
+    strewn over a table at every angle agree on no line, so a slanted row among them is no rack.
+    """
+    doubled = 2 * np.arctan2(f.x_axes[:, 1], f.x_axes[:, 0])  # doubled: a tile's axis has no sign
+    mean = 0.5 * float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()))
+    off = np.abs((np.rad2deg(0.5 * doubled - mean) + 90) % 180 - 90)
+    if abs(np.rad2deg(mean)) <= ROLL and np.mean(off <= ROW_ANGLE) >= ROLLED:
+        return np.array([np.cos(mean), np.sin(mean)])
+    return np.array([1.0, 0.0])
 
 
 def _same_rack(row: list[int], other: list[int], f) -> bool:
