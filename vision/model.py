@@ -29,6 +29,11 @@ CLOSE_UP = 0.3  # a photo with no tile found is looked at again this small (shar
 FEW = 4  # at most this many tiles found: the photo may be a close-up the first look missed or misread
 LARGE = 0.25  # a tile at least this share of the photo's short side tall
 SQUARE = 1.2  # an outline whose sides differ less than this may be a tile seen either way round
+# an outline up to this much taller than wide may still be a face seen sideways: a tile foreshortened
+# by a low camera (a face 0.75 as wide as tall, seen at 40 degrees, is wider than tall)
+OBLONG = 2.0
+TURNED_MARGIN = 0.2  # ...read turned a quarter only when that reading is this much surer
+LOW_CAMERA = 0.5  # when this share of the faces tried turned read better so, the photo was taken from low
 # ...and is read turned a quarter only when its first reading is less sure than this (face confidence
 # times how sure it is which way is up): on training photos and rendered racks no turned reading that
 # changed a code had a first reading above 0.93, while most upright tiles read above it
@@ -288,30 +293,53 @@ class TileModel:
 
     def classify_outlines(self, image: np.ndarray, quads: np.ndarray
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(quads, face probabilities, upside-down probability): :meth:`classify`, with nearly square
-        outlines not read surely also read turned a quarter, keeping the surer reading and its corner order.
+        """(quads, face probabilities, upside-down probability): :meth:`classify`, with outlines not
+        read surely also read turned a quarter, keeping the surer reading and its corner order.
 
+        ``order_upright`` takes an outline's long side for the face's height.
         A tile standing on a rack shows only the top of its face above the
-        ledge, so its outline is about as wide as tall; ``order_upright`` then
-        guesses which side is up, and a crop read sideways can look like
-        another number (a 3 turned a quarter reads as 10).
+        ledge, so its outline is about as wide as tall, and a tile seen from a
+        low camera is foreshortened until it is wider than tall; either way
+        the crop may be read sideways, where it can look like another number
+        (a 3 turned a quarter reads as 10).  A nearly square outline keeps the
+        surer reading; a clearly oblong one is turned only when that reading is
+        surer by ``TURNED_MARGIN``, unless most faces tried read better turned:
+        then the whole photo was taken from low, and every oblong outline keeps
+        whichever of its two readings is surer.
         """
         probs, upside_down = self.classify(image, quads)
         sides = np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
                           np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)], axis=1) if len(quads) else np.zeros((0, 2))
         # a face read sideways is usually less sure of its face and of which way is up
         sure = lambda p, u: p[:, :-1].max(axis=1) * (0.5 + np.abs(u - 0.5))  # noqa: E731
-        square = np.nonzero((sides.max(axis=1) < SQUARE * np.maximum(sides.min(axis=1), 1e-6))
-                            & (sure(probs, upside_down) < SURE_UPRIGHT))[0]
-        if not len(square):
+        ratio = sides.max(axis=1) / np.maximum(sides.min(axis=1), 1e-6)
+        first = sure(probs, upside_down)
+        # an outline first read as no tile stays so: turned, a bit of table can pass for a tile
+        tried = np.nonzero((ratio < OBLONG) & (first < SURE_UPRIGHT) & (probs.argmax(axis=1) != self.reject))[0]
+        if not len(tried):
             return quads, probs, upside_down
-        turned = np.roll(quads[square], 1, axis=1)  # the left edge becomes the top
+        turned = np.roll(quads[tried], 1, axis=1)  # the left edge becomes the top
         probs2, upside_down2 = self.classify(image, turned)
-        better = sure(probs2, upside_down2) > sure(probs[square], upside_down[square])
+        second = sure(probs2, upside_down2)
+        # an oblong face is read the long way first: turning it must be clearly better...
+        better = second > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN)
+        if better.sum() >= 2 and better.mean() >= LOW_CAMERA:
+            # ...unless most faces turn out sideways: the photo was taken from low, and no outline's
+            # long side says which way its face stands
+            better = second > first[tried]
+            rest = np.setdiff1d(np.nonzero((ratio < OBLONG) & (probs.argmax(axis=1) != self.reject))[0], tried)
+            if len(rest):
+                probs3, upside_down3 = self.classify(image, np.roll(quads[rest], 1, axis=1))
+                won = sure(probs3, upside_down3) > first[rest]
+                tried = np.concatenate([tried, rest[won]])
+                turned = np.concatenate([turned, np.roll(quads[rest[won]], 1, axis=1)])
+                probs2 = np.concatenate([probs2, probs3[won]])
+                upside_down2 = np.concatenate([upside_down2, upside_down3[won]])
+                better = np.concatenate([better, np.ones(int(won.sum()), bool)])
         quads, probs, upside_down = quads.copy(), probs.copy(), upside_down.copy()
-        quads[square[better]] = turned[better]
-        probs[square[better]] = probs2[better]
-        upside_down[square[better]] = upside_down2[better]
+        quads[tried[better]] = turned[better]
+        probs[tried[better]] = probs2[better]
+        upside_down[tried[better]] = upside_down2[better]
         return quads, probs, upside_down
 
     def _read_outlines(self, image: np.ndarray, quads: np.ndarray, det_scores: np.ndarray) -> TileDetections:
