@@ -124,6 +124,19 @@ def test_a_close_up_of_a_few_tiles_filling_the_photo_reads_them_in_order(reader,
     assert [" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets] == [" ".join(codes)]
 
 
+@pytest.mark.parametrize("seen", [0.75, 0.6])
+def test_a_table_photographed_from_a_seat_reads_like_one_from_above(reader, seen):
+    """Foreshortened to ``seen`` of its depth (about 50 and 37 degrees above the table), the faces
+    come out about as wide as tall or wider, yet the tiles and the sets are the same."""
+    expected = json.loads((ROOT / "sample_images" / "expected.json").read_text())["valid_table.jpg"]
+    image = cv2.imread(str(SAMPLE))
+    photo = cv2.resize(image, None, fx=1.0, fy=seen, interpolation=cv2.INTER_AREA)
+    reading = reader.read(photo)
+    assert sorted(reading.detections.codes) == sorted(expected["tiles"])
+    assert sorted(" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets) == sorted(
+        map(" ".join, expected["sets"]))
+
+
 def test_tiles_about_24_px_tall_in_a_1000x750_photo_are_found_and_read(reader):
     expected = json.loads((ROOT / "sample_images" / "expected.json").read_text())["valid_table.jpg"]
     image = cv2.imread(str(SAMPLE))

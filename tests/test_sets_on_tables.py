@@ -13,7 +13,7 @@ from models.render.scene import compose
 from models.render.styles import EDITIONS
 from rules.options import find_variant
 from rules.tiles import parse_tiles
-from vision.geometry import group_lines
+from vision.geometry import from_above, group_lines
 from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
 
@@ -179,6 +179,22 @@ def test_a_doubtful_tile_makes_an_invalid_set_unsure_not_invalid():
     assert run.to_json()["status"] == "unsure" and run.to_json()["doubtful"] == list(run.doubtful)
     lone = next(s for s in reading.sets if len(s.indices) == 1)
     assert lone.status == "invalid"  # a lone tile is not unsure: no reading of it makes a set
+
+
+@pytest.mark.parametrize("degrees", [0, 30, 60, 90, 135])
+@pytest.mark.parametrize("seen", [0.6, 0.45])
+def test_careless_sets_photographed_from_a_seat_come_back_whole(degrees, seen):
+    """The table foreshortened to ``seen`` of its depth (faces as wide as tall or wider): the sets
+    are sought on the table as seen from above."""
+    for seed in range(3):
+        quads, _, truth = careless_table(degrees, seed)
+        seen_quads = quads * np.array([1.0, seen])
+        assert partition(group_lines(from_above(seen_quads))) == partition(truth), seed
+
+
+def test_a_photo_from_above_is_left_as_it_is():
+    quads, _, _ = careless_table(20, 3)
+    assert np.allclose(from_above(quads), quads)
 
 
 def rack_and_table(seed: int):

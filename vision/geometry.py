@@ -98,6 +98,50 @@ def tile_frames(quads: np.ndarray) -> TileFrame:
     return TileFrame(q.mean(axis=1), x_axes, up_axes, widths, heights)
 
 
+FACE_ASPECT = 0.75  # a tile face's width over its height
+FORESHORTENED = 1.1  # a photo whose faces need stretching this much one way is flattened first
+STEEPEST = 3.0  # ...and no more than this: beyond, the faces' outlines say nothing trustworthy
+
+
+def from_above(quads: np.ndarray) -> np.ndarray:
+    """The quads as the table would show them seen from straight above (up to scale and turn).
+
+    A photo taken from a seat at the table foreshortens every face the same
+    way: at 40 degrees a face 0.75 as wide as tall comes out wider than tall,
+    and a set's tiles no longer lie one face width apart along their x axes.
+    Each face is a rectangle FACE_ASPECT wide for one high, so the one linear
+    map that makes the faces' edges square and of that aspect again (fitted
+    to all of them, least squares, the worst-fitting outlines left out once)
+    is the one that undoes the foreshortening.  Photos from above, and those
+    with too few tiles to tell, are left as they are.
+    """
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    if len(q) < 3:
+        return q
+    ex = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2  # along the top edge
+    ey = ((q[:, 0] - q[:, 3]) + (q[:, 1] - q[:, 2])) / 2  # up the side
+    size = np.sqrt(np.linalg.norm(ex, axis=1) * np.linalg.norm(ey, axis=1))[:, None]
+    if not np.all(size > 0):
+        return q
+    ex, ey = ex / size, ey / size
+    r2 = FACE_ASPECT ** 2
+    # with M = T'T for the map T sought: ex'M ey = 0 (square corners), ex'M ex = r2 ey'M ey (the aspect)
+    square = np.stack([ex[:, 0] * ey[:, 0], ex[:, 0] * ey[:, 1] + ex[:, 1] * ey[:, 0], ex[:, 1] * ey[:, 1]], 1)
+    aspect = np.stack([ex[:, 0] ** 2 - r2 * ey[:, 0] ** 2, 2 * (ex[:, 0] * ex[:, 1] - r2 * ey[:, 0] * ey[:, 1]),
+                       ex[:, 1] ** 2 - r2 * ey[:, 1] ** 2], 1)
+    keep = np.ones(len(q), bool)
+    for _ in range(2):
+        m = np.linalg.svd(np.concatenate([square[keep], aspect[keep]]))[2][-1]
+        misfit = np.abs(square @ m) + np.abs(aspect @ m)
+        keep = misfit <= 2 * np.median(misfit)
+    stretch, axes = np.linalg.eigh(np.array([[m[0], m[1]], [m[1], m[2]]]) * np.sign(m[0] + m[2]))
+    if stretch.min() <= 0 or not FORESHORTENED <= np.sqrt(stretch.max() / stretch.min()) <= STEEPEST:
+        return q
+    t = axes @ np.diag(np.sqrt(stretch / np.sqrt(stretch.prod()))) @ axes.T  # area kept
+    centre = q.reshape(-1, 2).mean(axis=0)
+    return (q - centre) @ t.T + centre
+
+
 def frame_offsets(f: TileFrame, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(along, across), each ``[i, j]``: how far ``points[i]`` lies from tile ``j``'s centre along
     that tile's x axis, in its widths, and across it, in its heights (both unsigned)."""
@@ -373,11 +417,12 @@ def _reading_order(sets: list[list[int]], f: TileFrame) -> list[list[int]]:
 
 
 def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
-                image: np.ndarray | None = None) -> list[Group]:
+                image: np.ndarray | None = None, flat: np.ndarray | None = None) -> list[Group]:
     """Rack rows (left to right), then table sets in reading order.
 
     Racks are told from the table by the photo (``vision.racks``); without it
-    every line is a table set.
+    every line is a table set.  Table lines are found on ``flat``, the quads
+    seen from above (:func:`from_above`; computed when not given).
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     racks: list[list[int]] = []
@@ -387,8 +432,9 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
         racks = rack_rows(q, image)
     on_rack = {t for row in racks for t in row}
     rest = np.array([i for i in range(len(q)) if i not in on_rack], dtype=np.int64)
-    lines = [[int(rest[k]) for k in line] for line in group_lines(q[rest], options)] if len(rest) else []
+    flat = from_above(q) if flat is None else flat
+    lines = [[int(rest[k]) for k in line] for line in group_lines(flat[rest], options)] if len(rest) else []
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "from_above", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line"]

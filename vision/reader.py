@@ -24,7 +24,7 @@ from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.colours import colour_warnings
-from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, order_line,
+from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
 from vision.types import TileDetections
 
@@ -185,7 +185,8 @@ class TableReader:
         table and the photo's colours be checked; without it every group is a table set.
         """
         o = self.options
-        groups = self._join(detections, find_groups(detections.quads, o.geometry, image))
+        flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
+        groups = self._join(detections, flat, find_groups(detections.quads, o.geometry, image, flat))
         order = [i for g in groups for i in g.tiles]
         found = detections[np.array(order, dtype=np.int64)] if order else TileDetections.empty()
         read = TileDetections(found.quads.copy(), found.class_ids.copy(), found.scores.copy(), found.inferred.copy())
@@ -197,13 +198,13 @@ class TableReader:
                 tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
                 sets.append(SetReading(indices, None, group=RACK, rack_value=rack_value(tiles, o.rules)))
             else:
-                sets += [SetReading(part, *self._judge(read, part)) for part in self._split(read, indices)]
+                sets += [SetReading(part, *self._judge(read, part)) for part in self._split(read, flat[order], indices)]
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
         warnings = colour_warnings(image, read.quads) if image is not None else []
         return TableReading(read, sets, total, found, warnings)
 
-    def _join(self, detections: TileDetections, groups: list[Group]) -> list[Group]:
+    def _join(self, detections: TileDetections, flat: np.ndarray, groups: list[Group]) -> list[Group]:
         """Table lines that continue one another (``geometry.EndLinks``: straight on past a gap up to
         JOIN_GAP wider than a set's, or with the end tile set down askew), valid together in the
         order they lie while one of them alone is not, are one set laid carelessly (R5 R6 _ R7 R8
@@ -217,7 +218,7 @@ class TableReader:
             v = analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules)
             return _valid_as_laid(v) if as_laid else v.valid
 
-        links = EndLinks(detections.quads, o.geometry)  # the photo's geometry, measured once for every pass
+        links = EndLinks(flat, o.geometry)  # the photo's geometry, measured once for every pass
         joined = True
         while joined:  # one join at a time: a line that grew may take the next tile on
             joined = False
@@ -225,22 +226,22 @@ class TableReader:
             for i, j in links(lines, JOIN_GAP):
                 a, b = lines[line_of[i]], lines[line_of[j]]
                 # of a line the rules cut in pieces (R10 pushed against K6 K7 K8), the piece at the end
-                a_parts, b_parts = self._split(detections, a), self._split(detections, b)
+                a_parts, b_parts = self._split(detections, flat, a), self._split(detections, flat, b)
                 a_end = next(p for p in a_parts if i in p)
                 b_end = next(p for p in b_parts if j in p)
-                both = order_line(detections.quads, a_end + b_end)
+                both = order_line(flat, a_end + b_end)
                 # the tiles joined must read in order as they lie: K8 K9 K10 and a K7 dropped past K10 are not one set
                 if valid(both, as_laid=True) and not (valid(a_end) and valid(b_end)):
                     rest = [p for p in a_parts + b_parts if p is not a_end and p is not b_end]
                     # the joined set and what the rules cut off, in the order they lie, where ``a`` was
-                    place = {t: k for k, t in enumerate(order_line(detections.quads, a + b))}
+                    place = {t: k for k, t in enumerate(order_line(flat, a + b))}
                     pieces = sorted([both] + rest, key=lambda p: min(place[t] for t in p))
                     lines = [x for line in lines if line is not b for x in (pieces if line is a else [line])]
                     joined = True
                     break
         return [g for g in groups if g.kind != TABLE] + [Group(TABLE, line) for line in lines]
 
-    def _split(self, read: TileDetections, indices: list[int]) -> list[list[int]]:
+    def _split(self, read: TileDetections, flat: np.ndarray, indices: list[int]) -> list[list[int]]:
         """A line that is invalid as a whole, cut where the rules and the spacing say it is several groups.
 
         Players push sets together and drop loose tiles next to them; the
@@ -256,7 +257,7 @@ class TableReader:
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
         if n < 4 or analyse_set(tiles, rules).valid:
             return [indices]
-        f = tile_frames(read.quads[indices])
+        f = tile_frames(flat[indices])  # gaps as the table shows them from above
         width = float(np.median(f.widths))
         steps = np.linalg.norm(np.diff(f.centers, axis=0), axis=1) / max(width, 1e-9)
         wide = steps > np.median(steps) + WIDE_GAP  # wide[k]: the gap before tile k + 1
