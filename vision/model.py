@@ -322,15 +322,17 @@ class TileModel:
         probs2, upside_down2 = self.classify(image, turned)
         second = sure(probs2, upside_down2)
         # an oblong face is read the long way first: turning it must be clearly better...
-        better = second > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN)
+        # (a turned reading of no tile is never kept: a tile outlined is not lost by turning it)
+        tile = probs2.argmax(axis=1) != self.reject
+        better = tile & (second > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN))
         if better.sum() >= 2 and better.mean() >= LOW_CAMERA:
             # ...unless most faces turn out sideways: the photo was taken from low, and no outline's
             # long side says which way its face stands
-            better = second > first[tried]
+            better = tile & (second > first[tried])
             rest = np.setdiff1d(np.nonzero((ratio < OBLONG) & (probs.argmax(axis=1) != self.reject))[0], tried)
             if len(rest):
                 probs3, upside_down3 = self.classify(image, np.roll(quads[rest], 1, axis=1))
-                won = sure(probs3, upside_down3) > first[rest]
+                won = (sure(probs3, upside_down3) > first[rest]) & (probs3.argmax(axis=1) != self.reject)
                 tried = np.concatenate([tried, rest[won]])
                 turned = np.concatenate([turned, np.roll(quads[rest[won]], 1, axis=1)])
                 probs2 = np.concatenate([probs2, probs3[won]])
