@@ -137,6 +137,21 @@ def test_a_table_photographed_from_a_seat_reads_like_one_from_above(reader, seen
         map(" ".join, expected["sets"]))
 
 
+@pytest.mark.parametrize("edition, codes, seen", [("wooden", "O1 O2 O3 O4 O5", 0.7), ("teal", "O1 O2 O3 O4 O5", 0.7),
+                                                  ("classic", "K9 B9 O9 R9", 0.5), ("modern", "B3 B4", 0.5)])
+def test_a_close_up_of_a_set_from_a_low_camera_reads_as_the_set(reader, edition, codes, seen):
+    """Faces foreshortened until they are as wide as tall or wider: 1-9 must not read as 10s
+    turned sideways, nor a 3 as a 10 between upright neighbours, and the tiles stay one set."""
+    h = 150
+    faces = [render_tile(EDITIONS[edition], Tile.parse(c).index, h) for c in codes.split()]
+    gap = np.full((h, 3, 3), 60, np.uint8)
+    row = np.hstack([x for f in faces for x in (f, gap)][:-1])
+    photo = cv2.copyMakeBorder(row, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 90, 130))
+    photo = cv2.resize(photo, None, fx=1.0, fy=seen, interpolation=cv2.INTER_AREA)
+    reading = reader.read(photo)
+    assert [" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets] == [codes]
+
+
 def test_tiles_about_24_px_tall_in_a_1000x750_photo_are_found_and_read(reader):
     expected = json.loads((ROOT / "sample_images" / "expected.json").read_text())["valid_table.jpg"]
     image = cv2.imread(str(SAMPLE))

@@ -116,7 +116,7 @@ def from_above(quads: np.ndarray) -> np.ndarray:
     with too few tiles to tell, are left as they are.
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    if len(q) < 3:
+    if len(q) < 2:
         return q
     ex = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2  # along the top edge
     ey = ((q[:, 0] - q[:, 3]) + (q[:, 1] - q[:, 2])) / 2  # up the side

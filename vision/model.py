@@ -34,6 +34,7 @@ SQUARE = 1.2  # an outline whose sides differ less than this may be a tile seen 
 OBLONG = 2.0
 TURNED_MARGIN = 0.2  # ...read turned a quarter only when that reading is this much surer
 LOW_CAMERA = 0.5  # when this share of the faces tried turned read better so, the photo was taken from low
+ODD_MARGIN = 0.2  # a square outline across all its neighbours is read turned unless that is this much less sure
 # ...and is read turned a quarter only when its first reading is less sure than this (face confidence
 # times how sure it is which way is up): on training photos and rendered racks no turned reading that
 # changed a code had a first reading above 0.93, while most upright tiles read above it
@@ -305,7 +306,8 @@ class TileModel:
         surer reading; a clearly oblong one is turned only when that reading is
         surer by ``TURNED_MARGIN``, unless most faces tried read better turned:
         then the whole photo was taken from low, and every oblong outline keeps
-        whichever of its two readings is surer.
+        whichever of its two readings is surer.  A nearly square outline that
+        comes out a quarter turn from every tile beside it is read turned too.
         """
         probs, upside_down = self.classify(image, quads)
         sides = np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
@@ -316,32 +318,43 @@ class TileModel:
         first = sure(probs, upside_down)
         # an outline first read as no tile stays so: turned, a bit of table can pass for a tile
         tried = np.nonzero((ratio < OBLONG) & (first < SURE_UPRIGHT) & (probs.argmax(axis=1) != self.reject))[0]
-        if not len(tried):
-            return quads, probs, upside_down
-        turned = np.roll(quads[tried], 1, axis=1)  # the left edge becomes the top
-        probs2, upside_down2 = self.classify(image, turned)
-        second = sure(probs2, upside_down2)
-        # an oblong face is read the long way first: turning it must be clearly better...
-        # (a turned reading of no tile is never kept: a tile outlined is not lost by turning it)
-        tile = probs2.argmax(axis=1) != self.reject
-        better = tile & (second > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN))
-        if better.sum() >= 2 and better.mean() >= LOW_CAMERA:
-            # ...unless most faces turn out sideways: the photo was taken from low, and no outline's
-            # long side says which way its face stands
-            better = tile & (second > first[tried])
-            rest = np.setdiff1d(np.nonzero((ratio < OBLONG) & (probs.argmax(axis=1) != self.reject))[0], tried)
-            if len(rest):
-                probs3, upside_down3 = self.classify(image, np.roll(quads[rest], 1, axis=1))
-                won = (sure(probs3, upside_down3) > first[rest]) & (probs3.argmax(axis=1) != self.reject)
-                tried = np.concatenate([tried, rest[won]])
-                turned = np.concatenate([turned, np.roll(quads[rest[won]], 1, axis=1)])
-                probs2 = np.concatenate([probs2, probs3[won]])
-                upside_down2 = np.concatenate([upside_down2, upside_down3[won]])
-                better = np.concatenate([better, np.ones(int(won.sum()), bool)])
-        quads, probs, upside_down = quads.copy(), probs.copy(), upside_down.copy()
-        quads[tried[better]] = turned[better]
-        probs[tried[better]] = probs2[better]
-        upside_down[tried[better]] = upside_down2[better]
+        if len(tried):
+            turned = np.roll(quads[tried], 1, axis=1)  # the left edge becomes the top
+            probs2, upside_down2 = self.classify(image, turned)
+            second = sure(probs2, upside_down2)
+            # an oblong face is read the long way first: turning it must be clearly better...
+            # (a turned reading of no tile is never kept: a tile outlined is not lost by turning it)
+            tile = probs2.argmax(axis=1) != self.reject
+            better = tile & (second > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN))
+            if better.sum() >= 2 and better.mean() >= LOW_CAMERA:
+                # ...unless most faces turn out sideways: the photo was taken from low, and no outline's
+                # long side says which way its face stands
+                better = tile & (second > first[tried])
+                rest = np.setdiff1d(np.nonzero((ratio < OBLONG) & (probs.argmax(axis=1) != self.reject))[0], tried)
+                if len(rest):
+                    probs3, upside_down3 = self.classify(image, np.roll(quads[rest], 1, axis=1))
+                    won = (sure(probs3, upside_down3) > first[rest]) & (probs3.argmax(axis=1) != self.reject)
+                    tried = np.concatenate([tried, rest[won]])
+                    turned = np.concatenate([turned, np.roll(quads[rest[won]], 1, axis=1)])
+                    probs2 = np.concatenate([probs2, probs3[won]])
+                    upside_down2 = np.concatenate([upside_down2, upside_down3[won]])
+                    better = np.concatenate([better, np.ones(int(won.sum()), bool)])
+            quads, probs, upside_down = quads.copy(), probs.copy(), upside_down.copy()
+            quads[tried[better]] = turned[better]
+            probs[tried[better]] = probs2[better]
+            upside_down[tried[better]] = upside_down2[better]
+        # a nearly square outline read a quarter turn from every tile beside it (a 3 read sideways as
+        # a 10 in a row of upright tiles) keeps its turned reading unless that is much less sure
+        odd = _odd_turns(quads, ratio, probs.argmax(axis=1) != self.reject)
+        if len(odd):
+            turned = np.roll(quads[odd], 1, axis=1)
+            probs4, upside_down4 = self.classify(image, turned)
+            won = ((sure(probs4, upside_down4) > sure(probs[odd], upside_down[odd]) - ODD_MARGIN)
+                   & (probs4.argmax(axis=1) != self.reject))
+            quads, probs, upside_down = quads.copy(), probs.copy(), upside_down.copy()
+            quads[odd[won]] = turned[won]
+            probs[odd[won]] = probs4[won]
+            upside_down[odd[won]] = upside_down4[won]
         return quads, probs, upside_down
 
     def _read_outlines(self, image: np.ndarray, quads: np.ndarray, det_scores: np.ndarray) -> TileDetections:
@@ -387,6 +400,22 @@ class TileModel:
         return TileDetections(np.concatenate([found.quads[keep], quads[add]]),
                               np.concatenate([found.class_ids[keep], ids[add]]),
                               np.concatenate([found.scores[keep], scores[add]]))
+
+
+def _odd_turns(quads: np.ndarray, ratio: np.ndarray, tile: np.ndarray) -> np.ndarray:
+    """Nearly square outlines (sides within ``SQUARE``) whose up axis lies more than 60 degrees from
+    that of every tile within 1.6 tile sizes of them: tiles side by side mostly face one way."""
+    if len(quads) < 2:
+        return np.zeros(0, np.int64)
+    centres = quads.mean(axis=1)
+    up = (quads[:, 0] - quads[:, 3]) + (quads[:, 1] - quads[:, 2])
+    up /= np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    size = np.sqrt(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1) * np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1))
+    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    near = (dist < 1.6 * np.maximum(size[:, None], size[None])) & tile[None] & ~np.eye(len(quads), dtype=bool)
+    cross = np.abs(up @ up.T) < 0.5  # more than 60 degrees apart
+    odd = (ratio < SQUARE) & tile & near.any(axis=1) & ~(near & ~cross).any(axis=1)
+    return np.nonzero(odd)[0]
 
 
 def _area_median(values: np.ndarray, quads: np.ndarray) -> float:
