@@ -15,13 +15,13 @@ import numpy as np
 import onnxruntime as ort
 
 from vision.crops import order_upright, turn_upright, warp_crop
+from vision.geometry import FACE_ASPECT
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
 from vision.recover import beside_places, uncovered_places, wide_outlines
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
 SMALL_TILE = 26  # px tall at the detector's scale: below this a big photo is looked at closer
-FACE_ASPECT = 0.75  # a tile face's width over its height
 MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
 ENLARGE = 2.0  # a photo whose tiles are tiny is looked at again enlarged up to this much
 SURE = 0.9  # below this confidence a crop is read a second time, turned half a turn
