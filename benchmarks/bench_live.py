@@ -216,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", nargs=2, type=Path, help="the two tables to swap (default: the first two samples)")
     args = ap.parse_args(argv)
 
+    unreadable = [p for p in args.photos or [] if cv2.imread(str(p)) is None]
+    if unreadable:
+        ap.error(f"--photos: cannot read {', '.join(map(str, unreadable))} as a picture")
     reader, what = make_reader(args.model_dir)
     pics = list(args.photos) if args.photos else photos()
     a = scene(pics[0] if len(pics) > 0 else None, 1)
