@@ -138,7 +138,8 @@ def test_a_table_photographed_from_a_seat_reads_like_one_from_above(reader, seen
 
 
 @pytest.mark.parametrize("edition, codes, seen", [("wooden", "O1 O2 O3 O4 O5", 0.7), ("teal", "O1 O2 O3 O4 O5", 0.7),
-                                                  ("classic", "K9 B9 O9 R9", 0.5), ("modern", "B3 B4", 0.5)])
+                                                  ("classic", "K9 B9 O9 R9", 0.5), ("modern", "B3 B4", 0.5),
+                                                  ("xp", "B3 B4", 0.5)])
 def test_a_close_up_of_a_set_from_a_low_camera_reads_as_the_set(reader, edition, codes, seen):
     """Faces foreshortened until they are as wide as tall or wider: 1-9 must not read as 10s
     turned sideways, nor a 3 as a 10 between upright neighbours, and the tiles stay one set."""

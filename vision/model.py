@@ -33,7 +33,7 @@ SQUARE = 1.2  # an outline whose sides differ less than this may be a tile seen 
 # by a low camera (a face 0.75 as wide as tall, seen at 40 degrees, is wider than tall)
 OBLONG = 2.0
 TURNED_MARGIN = 0.2  # ...read turned a quarter only when that reading is this much surer
-LOW_CAMERA = 0.5  # when this share of the faces tried turned read better so, the photo was taken from low
+LOW_CAMERA = 0.5  # when this share of the faces tried turned (two or more) read better so, the photo was taken from low
 ODD_MARGIN = 0.2  # a square outline across all its neighbours is read turned unless that is this much less sure
 # ...and is read turned a quarter only when its first reading is less sure than this (face confidence
 # times how sure it is which way is up): on training photos and rendered racks no turned reading that
@@ -304,7 +304,8 @@ class TileModel:
         the crop may be read sideways, where it can look like another number
         (a 3 turned a quarter reads as 10).  A nearly square outline keeps the
         surer reading; a clearly oblong one is turned only when that reading is
-        surer by ``TURNED_MARGIN``, unless most faces tried read better turned:
+        surer by ``TURNED_MARGIN``, unless half or more of the faces tried (two
+        or more) read better turned:
         then the whole photo was taken from low, and every oblong outline keeps
         whichever of its two readings is surer.  A nearly square outline that
         comes out a quarter turn from every tile beside it is read turned too.
@@ -326,8 +327,8 @@ class TileModel:
             # (a turned reading of no tile is never kept: a tile outlined is not lost by turning it)
             tile = probs2.argmax(axis=1) != self.reject
             better = tile & (second > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN))
-            if better.sum() >= 2 and better.mean() >= LOW_CAMERA:
-                # ...unless most faces turn out sideways: the photo was taken from low, and no outline's
+            if len(better) >= 2 and better.mean() >= LOW_CAMERA:
+                # ...unless half the faces turn out sideways: the photo was taken from low, and no outline's
                 # long side says which way its face stands
                 better = tile & (second > first[tried])
                 rest = np.setdiff1d(np.nonzero((ratio < OBLONG) & (probs.argmax(axis=1) != self.reject))[0], tried)
