@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         if pin:
             print(f"Table PIN: {pin}  (phones open {urls[0]}/pin; this computer's page shows a QR code)",
                   flush=True)
-        _stop_on_sigterm()
+        _stop_on_signals()
         try:
             server.run()  # returns on Ctrl+C, once requests in flight are done
         except KeyboardInterrupt:
@@ -142,13 +142,19 @@ def run(args: argparse.Namespace) -> int:
             print("Stopped: camera, turn clock and database closed.", flush=True)
 
 
-def _stop_on_sigterm() -> None:
-    """``kill`` (SIGTERM) shuts down as cleanly as Ctrl+C."""
+def _stop_on_signals() -> None:
+    """Ctrl+C (SIGINT) and ``kill`` (SIGTERM) both shut down cleanly.
+
+    A program started in the background of a script inherits SIGINT ignored,
+    and Python then leaves it ignored: ``kill -INT`` would not stop the
+    server. It is taken back here, since stopping is what it asks for.
+    """
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, interrupt)
     except ValueError:  # not the main thread (tests): Ctrl+C handling is the caller's
         pass

@@ -51,6 +51,28 @@ def test_one_server_per_database_and_a_clean_stop(tmp_path):
         again.wait()
 
 
+def test_a_server_started_in_the_background_of_a_script_still_stops_on_ctrl_c(tmp_path):
+    """A shell starts background jobs with SIGINT ignored; ``kill -INT`` must still stop the server."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", str(port), "--db", str(tmp_path / "c.db"),
+                             "--source", str(tmp_path / "no-camera")], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                call(port, "/api/state")
+                break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and "Stopped: camera, turn clock and database closed." in output
+
+
 def test_serve_refuses_a_bad_pin():
     done = subprocess.run([sys.executable, "-m", "cli", "serve", "--pin", "12ab"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
