@@ -26,7 +26,6 @@ import cv2
 import numpy as np
 
 from rules.tiles import Tile
-from vision.geometry import TABLE
 from vision.types import TileDetections
 
 THUMB_WIDTH = 96
@@ -36,8 +35,8 @@ class ReadingLike(Protocol):
     """What the stabiliser needs of a ``vision.reader.TableReading``."""
 
     detections: TileDetections
-    # each with ``.indices`` (detection indices in the set), ``.group`` (table or rack), ``.valid``
-    # and ``.doubtful`` (the tiles an invalid verdict hangs on: such a set is unsure, not invalid)
+    # each with ``.indices`` (detection indices in the set), ``.group`` (table or rack) and
+    # ``.status`` ("valid", "invalid", "unsure" or "rack": what the page shows)
     sets: Sequence[Any]
 
 
@@ -76,7 +75,7 @@ def table_key(reading: Any) -> tuple:
 
 def flagged_sets(reading: Any) -> int:
     """Table sets the reading shows as invalid (not unsure, not rack rows)."""
-    return sum(1 for s in reading.sets if s.group == TABLE and not s.valid and not s.doubtful)
+    return sum(1 for s in reading.sets if s.status == "invalid")
 
 
 def reading_tables(reading: Any) -> list[list[Tile]]:
