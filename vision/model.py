@@ -311,51 +311,47 @@ class TileModel:
         comes out a quarter turn from every tile beside it is read turned too.
         """
         probs, upside_down = self.classify(image, quads)
+        quads = quads.copy()
         sides = np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
                           np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)], axis=1) if len(quads) else np.zeros((0, 2))
+        ratio = sides.max(axis=1) / np.maximum(sides.min(axis=1), 1e-6)
         # a face read sideways is usually less sure of its face and of which way is up
         sure = lambda p, u: p[:, :-1].max(axis=1) * (0.5 + np.abs(u - 0.5))  # noqa: E731
-        ratio = sides.max(axis=1) / np.maximum(sides.min(axis=1), 1e-6)
         first = sure(probs, upside_down)
+
+        def turned(idx: np.ndarray) -> tuple:
+            """(quads, probabilities, upside-down, sureness) of these outlines read turned a quarter,
+            the left edge becoming the top; the sureness is -1 where the turned crop reads as no tile
+            (a turned reading of no tile is never kept: a tile outlined is not lost by turning it)."""
+            q = np.roll(quads[idx], 1, axis=1)
+            p, u = self.classify(image, q)
+            return q, p, u, np.where(p.argmax(axis=1) != self.reject, sure(p, u), -1.0)
+
+        def keep(idx: np.ndarray, reading: tuple, won: np.ndarray) -> None:
+            quads[idx[won]], probs[idx[won]], upside_down[idx[won]] = (x[won] for x in reading[:3])
+
         # an outline first read as no tile stays so: turned, a bit of table can pass for a tile
-        tried = np.nonzero((ratio < OBLONG) & (first < SURE_UPRIGHT) & (probs.argmax(axis=1) != self.reject))[0]
+        oblong = (ratio < OBLONG) & (probs.argmax(axis=1) != self.reject)
+        tried = np.nonzero(oblong & (first < SURE_UPRIGHT))[0]
         if len(tried):
-            turned = np.roll(quads[tried], 1, axis=1)  # the left edge becomes the top
-            probs2, upside_down2 = self.classify(image, turned)
-            second = sure(probs2, upside_down2)
+            reading = turned(tried)
             # an oblong face is read the long way first: turning it must be clearly better...
-            # (a turned reading of no tile is never kept: a tile outlined is not lost by turning it)
-            tile = probs2.argmax(axis=1) != self.reject
-            better = tile & (second > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN))
+            better = reading[3] > first[tried] + np.where(ratio[tried] < SQUARE, 0.0, TURNED_MARGIN)
             if len(better) >= 2 and better.mean() >= LOW_CAMERA:
                 # ...unless half the faces turn out sideways: the photo was taken from low, and no outline's
                 # long side says which way its face stands
-                better = tile & (second > first[tried])
-                rest = np.setdiff1d(np.nonzero((ratio < OBLONG) & (probs.argmax(axis=1) != self.reject))[0], tried)
+                better = reading[3] > first[tried]
+                rest = np.setdiff1d(np.nonzero(oblong)[0], tried)
                 if len(rest):
-                    probs3, upside_down3 = self.classify(image, np.roll(quads[rest], 1, axis=1))
-                    won = (sure(probs3, upside_down3) > first[rest]) & (probs3.argmax(axis=1) != self.reject)
-                    tried = np.concatenate([tried, rest[won]])
-                    turned = np.concatenate([turned, np.roll(quads[rest[won]], 1, axis=1)])
-                    probs2 = np.concatenate([probs2, probs3[won]])
-                    upside_down2 = np.concatenate([upside_down2, upside_down3[won]])
-                    better = np.concatenate([better, np.ones(int(won.sum()), bool)])
-            quads, probs, upside_down = quads.copy(), probs.copy(), upside_down.copy()
-            quads[tried[better]] = turned[better]
-            probs[tried[better]] = probs2[better]
-            upside_down[tried[better]] = upside_down2[better]
+                    again = turned(rest)
+                    keep(rest, again, again[3] > first[rest])
+            keep(tried, reading, better)
         # a nearly square outline read a quarter turn from every tile beside it (a 3 read sideways as
         # a 10 in a row of upright tiles) keeps its turned reading unless that is much less sure
         odd = _odd_turns(quads, ratio, probs.argmax(axis=1) != self.reject)
         if len(odd):
-            turned = np.roll(quads[odd], 1, axis=1)
-            probs4, upside_down4 = self.classify(image, turned)
-            won = ((sure(probs4, upside_down4) > sure(probs[odd], upside_down[odd]) - ODD_MARGIN)
-                   & (probs4.argmax(axis=1) != self.reject))
-            quads, probs, upside_down = quads.copy(), probs.copy(), upside_down.copy()
-            quads[odd[won]] = turned[won]
-            probs[odd[won]] = probs4[won]
-            upside_down[odd[won]] = upside_down4[won]
+            reading = turned(odd)
+            keep(odd, reading, reading[3] > sure(probs[odd], upside_down[odd]) - ODD_MARGIN)
         return quads, probs, upside_down
 
     def _read_outlines(self, image: np.ndarray, quads: np.ndarray, det_scores: np.ndarray) -> TileDetections:
