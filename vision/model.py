@@ -312,8 +312,7 @@ class TileModel:
         """
         probs, upside_down = self.classify(image, quads)
         quads = quads.copy()
-        sides = np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
-                          np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)], axis=1) if len(quads) else np.zeros((0, 2))
+        sides = _outline_sides(quads)
         ratio = sides.max(axis=1) / np.maximum(sides.min(axis=1), 1e-6)
         # a face read sideways is usually less sure of its face and of which way is up
         sure = lambda p, u: p[:, :-1].max(axis=1) * (0.5 + np.abs(u - 0.5))  # noqa: E731
@@ -424,6 +423,14 @@ def _area_median(values: np.ndarray, quads: np.ndarray) -> float:
     return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
 
 
+def _outline_sides(quads: np.ndarray) -> np.ndarray:
+    """(N, 2): each outline's top edge and left edge."""
+    if not len(quads):
+        return np.zeros((0, 2))
+    return np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
+                     np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)], axis=1)
+
+
 def _long_sides(quads: np.ndarray) -> np.ndarray:
     """Each outline's long side (its left edge: outlines are ordered with the long side vertical)."""
     return np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) if len(quads) else np.zeros(0, np.float32)
@@ -437,8 +444,7 @@ def _outline_heights(quads: np.ndarray) -> np.ndarray:
     (a tile standing on a rack, its foot hidden by the ledge)."""
     if not len(quads):
         return np.zeros(0, np.float32)
-    sides = np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
-                      np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)], axis=1)
+    sides = _outline_sides(quads)
     return np.minimum(sides.max(axis=1), sides.min(axis=1) / FACE_ASPECT)
 
 
