@@ -572,3 +572,28 @@ def test_while_racks_are_counted_the_picture_draws_laid_out_tiles_as_a_rack(tmp_
     assert counting != playing  # the picture is drawn again with the rack in the rack colour
     live.follow_count(None)
     assert live.state().annotated_jpeg == playing
+
+
+def test_the_voted_table_keeps_what_the_classifier_weighed_for_the_context():
+    """A doubtful R3 read as R4 in every frame: the vote passes each tile's mean probabilities on, so
+    the voted table is read in the context of its run as every single frame was (R3 R4 R5 R6, valid)."""
+    reader_mod = pytest.importorskip("vision.reader")
+    from vision.types import TILE_CODES
+
+    quads = np.array([[[x, 100], [x + 30, 100], [x + 30, 140], [x, 140]] for x in (100, 132, 164, 196)], np.float32)
+    probs = np.zeros((4, TILE_CODES), np.float32)
+    for k, (code, p) in enumerate([("R4", 0.45), ("R4", 0.98), ("R5", 0.98), ("R6", 0.93)]):
+        probs[k, Tile.parse(code).index] = p
+    probs[0, Tile.parse("R9").index] = 0.2
+
+    class Model:
+        def detect(self, image):
+            ids = probs.argmax(axis=1)
+            return TileDetections(quads, ids, probs[np.arange(4), ids], probs=probs)
+
+    reader = reader_mod.TableReader(Model(), reader_mod.ReaderOptions(rules=SABRA))
+    stab = TableStabiliser(reader.read_detections, min_votes=3, max_votes=3)
+    image = np.zeros((400, 400, 3), np.uint8)
+    final = feed(stab, [(thumb(80), reader.read(image)) for _ in range(4)])[-1]
+    assert format_table(final.tables) == "R3 R4 R5 R6"
+    assert [s.status for s in final.reading.sets] == ["valid"] and final.reading.detections.inferred[0]

@@ -271,8 +271,7 @@ class TileModel:
             cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(c[0]), float(c[1])), False) >= 0
             for q in big.quads)]
         rest = found[np.array(inside, dtype=np.int64)] if inside else TileDetections.empty()
-        return TileDetections(np.concatenate([big.quads, rest.quads]), np.concatenate([big.class_ids, rest.class_ids]),
-                              np.concatenate([big.scores, rest.scores]))
+        return TileDetections.concat([big, rest])
 
     def _detect_close_up(self, image: np.ndarray) -> TileDetections:
         """No tile found: the photo may be one tile filling the frame, far larger than any tile the
@@ -363,7 +362,7 @@ class TileModel:
         scores = probs[np.arange(len(ids)), ids] * np.clip(det_scores, 0, 1)
         keep &= scores >= self.min_score
         quads = turn_upright(quads, upside_down)
-        return TileDetections(quads[keep], ids[keep], scores[keep])
+        return TileDetections(quads[keep], ids[keep], scores[keep], probs=probs[keep, :self.reject])
 
     def _recover(self, image: np.ndarray, found: TileDetections, look: Outlines) -> TileDetections:
         """``found`` with the tiles its outlines missed (``vision.recover``): tile face no outline
@@ -393,9 +392,8 @@ class TileModel:
             return found
         keep = np.setdiff1d(np.arange(len(found)), drop)
         add = np.array(add, dtype=np.int64)
-        return TileDetections(np.concatenate([found.quads[keep], quads[add]]),
-                              np.concatenate([found.class_ids[keep], ids[add]]),
-                              np.concatenate([found.scores[keep], scores[add]]))
+        return TileDetections.concat([found[keep], TileDetections(quads[add], ids[add], scores[add],
+                                                                  probs=probs[add, :self.reject])])
 
 
 def _odd_turns(quads: np.ndarray, ratio: np.ndarray, tile: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.colours import colour_warnings
+from vision.context import likeliest_valid, valid_as_laid
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
 from vision.types import TileDetections
@@ -186,10 +187,12 @@ class TableReader:
         """
         o = self.options
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
-        groups = self._join(detections, flat, find_groups(detections.quads, o.geometry, image, flat))
-        order = [i for g in groups for i in g.tiles]
-        found = detections[np.array(order, dtype=np.int64)] if order else TileDetections.empty()
-        read = TileDetections(found.quads.copy(), found.class_ids.copy(), found.scores.copy(), found.inferred.copy())
+        groups = find_groups(detections.quads, o.geometry, image, flat)
+        in_context = self._in_context(detections, groups)
+        groups = self._join(in_context, flat, groups)
+        order = np.array([i for g in groups for i in g.tiles], dtype=np.int64)
+        found = detections[order] if len(order) else TileDetections.empty()
+        read = in_context[order] if len(order) else TileDetections.empty()
         sets, start = [], 0
         for g in groups:
             indices = list(range(start, start + len(g.tiles)))
@@ -198,11 +201,27 @@ class TableReader:
                 tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
                 sets.append(SetReading(indices, None, group=RACK, rack_value=rack_value(tiles, o.rules)))
             else:
-                sets += [SetReading(part, *self._judge(read, part)) for part in self._split(read, flat[order], indices)]
+                sets += [SetReading(part, *self._judge(read, found, part))
+                         for part in self._split(read, flat[order], indices)]
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
         warnings = colour_warnings(image, read.quads) if image is not None else []
         return TableReading(read, sets, total, found, warnings)
+
+    def _in_context(self, detections: TileDetections, groups: list[Group]) -> TileDetections:
+        """A copy of ``detections`` where each table line that is invalid as read takes the likeliest
+        reading that makes it a valid set (``vision.context``), its changed tiles marked inferred."""
+        read = detections[np.arange(len(detections))]
+        for g in groups:
+            line = np.array(g.tiles, dtype=np.int64)
+            if g.kind != TABLE or len(line) < 3:
+                continue
+            codes = likeliest_valid(read.probs[line], read.class_ids[line], self.options.rules)
+            if codes is not None:
+                changed = line[codes != read.class_ids[line]]
+                read.class_ids[line] = codes
+                read.inferred[changed] = True
+        return read
 
     def _join(self, detections: TileDetections, flat: np.ndarray, groups: list[Group]) -> list[Group]:
         """Table lines that continue one another (``geometry.EndLinks``: straight on past a gap up to
@@ -216,7 +235,7 @@ class TableReader:
 
         def valid(tiles: list[int], as_laid: bool = False) -> bool:
             v = analyse_set([Tile.from_index(int(detections.class_ids[t])) for t in tiles], o.rules)
-            return _valid_as_laid(v) if as_laid else v.valid
+            return valid_as_laid(v) if as_laid else v.valid
 
         links = EndLinks(flat, o.geometry)  # the photo's geometry, measured once for every pass
         joined = True
@@ -261,7 +280,7 @@ class TableReader:
         width = float(np.median(f.widths))
         steps = np.linalg.norm(np.diff(f.centers, axis=0), axis=1) / max(width, 1e-9)
         wide = steps > np.median(steps) + WIDE_GAP  # wide[k]: the gap before tile k + 1
-        valid = {(a, b): b - a >= 3 and _valid_as_laid(analyse_set(tiles[a:b], rules))
+        valid = {(a, b): b - a >= 3 and valid_as_laid(analyse_set(tiles[a:b], rules))
                  for a in range(n) for b in range(a + 1, n + 1)}
         # best[b]: (tiles in valid sets, -pieces, table at the cuts, cuts) over the first b tiles, last
         # piece ending at b; of two equally good cuts the one at the wider gap wins (R5 B5 O5 K5 _ K6 K7 K8)
@@ -286,13 +305,15 @@ class TableReader:
         starts = [0] + cuts[:-1]
         return [indices[a:b] for a, b in zip(starts, cuts)]
 
-    def _judge(self, read: TileDetections, indices: list[int]) -> tuple[SetVerdict, SetVerdict | None, str, tuple]:
-        """(verdict, verdict as read when its one doubtful tile was inferred else None, group, doubtful tiles)."""
+    def _judge(self, read: TileDetections, model: TileDetections, indices: list[int]
+               ) -> tuple[SetVerdict, SetVerdict | None, str, tuple]:
+        """(verdict, verdict on the model's own reading when a tile was inferred else None, group, doubtful tiles)."""
         o = self.options
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
         verdict = analyse_set(tiles, o.rules)
         if verdict.valid or len(tiles) < 3:
-            return verdict, None, TABLE, ()
+            as_read = analyse_set([model.tiles[i] for i in indices], o.rules) if read.inferred[indices].any() else None
+            return verdict, as_read, TABLE, ()
         doubtful = [k for k, i in enumerate(indices) if read.scores[i] < o.infer_below]
         if len(doubtful) == 1:
             k = doubtful[0]
@@ -307,12 +328,6 @@ class TableReader:
         hangs = tuple(indices[k] for k, i in enumerate(indices)
                       if read.scores[i] < o.unsure_below and suggest_missing(tiles[:k] + [None] + tiles[k + 1:], o.rules))
         return verdict, None, TABLE, hangs
-
-
-def _valid_as_laid(verdict: SetVerdict) -> bool:
-    """Valid in the order the tiles lie (a run ascending or descending, or a group): how players lay
-    sets, so a piece cut from a longer line or two lines joined must read so (K8 K9 K10 K7 does not)."""
-    return verdict.valid and (not verdict.ranks or min(verdict.ranks) < 2)
 
 
 def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from rules.tiles import Tile
-from vision.types import TileDetections
+from vision.types import TILE_CODES, TileDetections
 
 THUMB_WIDTH = 96
 
@@ -105,6 +105,7 @@ class _Track:
     weights: Counter = field(default_factory=Counter)  # code -> sum of scores
     counts: Counter = field(default_factory=Counter)  # code -> frames that read it
     hits: int = 0
+    probs: np.ndarray = field(default_factory=lambda: np.zeros(TILE_CODES))  # sum of each frame's probabilities
 
     @property
     def center(self) -> np.ndarray:
@@ -270,6 +271,7 @@ class TableStabiliser:
             code = int(det.class_ids[i])
             track.weights[code] += max(float(det.scores[i]), 0.01) * (0.5 if det.inferred[i] else 1.0)
             track.counts[code] += 1
+            track.probs += det.probs[i]
         self._votes += 1
         self._seen.append(_Seen(reading, ids))
         del self._seen[: -self.keep_frames]
@@ -290,6 +292,7 @@ class TableStabiliser:
             np.array([consensus[i].quad for i in ids], np.float32).reshape(-1, 4, 2),
             [consensus[i].code for i in ids],
             [consensus[i].score for i in ids],
+            probs=np.array([consensus[i].probs / consensus[i].hits for i in ids]).reshape(-1, TILE_CODES),
         )
         reading = self.assemble(voted, self._tag)
         # the reader may reorder tiles: find each one's track again by its corners

@@ -1,7 +1,7 @@
 """The one result type for tiles found in a picture.
 
-Model output enters through :meth:`TileDetections.from_arrays` (shapes checked
-there), so geometry, the reader and the web page never see raw model tensors.
+Shapes are checked when one is made, so geometry, the reader and the web page
+never see raw model tensors.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rules.tiles import Tile
+from rules.tiles import ALL_FACES, Tile
+
+TILE_CODES = len(ALL_FACES)  # 53: the columns of TileDetections.probs
 
 
 @dataclass
@@ -24,12 +26,17 @@ class TileDetections:
     scores: (N,) float32 in [0, 1]: confidence of the whole reading
         (found and read right).
     inferred: (N,) bool: the code was suggested by the rules, not read.
+    probs: (N, 53) float32: how likely each tile code is for each tile, as the
+        classifier weighed them, so the rules can weigh a tile's other readings
+        against its set; without them (made by hand, voted over frames) each
+        row is sure of its own code and nothing else.
     """
 
     quads: np.ndarray
     class_ids: np.ndarray
     scores: np.ndarray
     inferred: np.ndarray = field(default=None)  # type: ignore[assignment]
+    probs: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         self.quads = np.asarray(self.quads, dtype=np.float32).reshape(-1, 4, 2)
@@ -42,10 +49,22 @@ class TileDetections:
         for name in ("class_ids", "scores", "inferred"):
             if len(getattr(self, name)) != n:
                 raise ValueError(f"TileDetections.{name} has {len(getattr(self, name))} rows, quads has {n}")
+        if self.probs is None:
+            self.probs = np.zeros((n, TILE_CODES), np.float32)
+            self.probs[np.arange(n), self.class_ids] = 1.0
+        self.probs = np.asarray(self.probs, dtype=np.float32).reshape(n, TILE_CODES)
 
     @classmethod
     def empty(cls) -> "TileDetections":
         return cls(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def concat(cls, parts: "list[TileDetections]") -> "TileDetections":
+        """The tiles of every part, in order."""
+        if not parts:
+            return cls.empty()
+        return cls(*(np.concatenate([getattr(p, name) for p in parts])
+                     for name in ("quads", "class_ids", "scores", "inferred", "probs")))
 
     def __len__(self) -> int:
         return len(self.quads)
@@ -55,7 +74,7 @@ class TileDetections:
         if isinstance(index, (int, np.integer)):
             index = [index]
         return TileDetections(
-            self.quads[index], self.class_ids[index], self.scores[index], self.inferred[index]
+            self.quads[index], self.class_ids[index], self.scores[index], self.inferred[index], self.probs[index]
         )
 
     @property
