@@ -75,3 +75,13 @@ def test_detections_without_probabilities_are_sure_of_their_own_code():
     assert both.codes == ["K4", "J", "J"] and both.probs.shape == (3, TILE_CODES)
     with pytest.raises(ValueError):
         TileDetections(np.zeros((2, 4, 2)), [3, 52], [0.9, 0.8], probs=np.zeros((3, TILE_CODES)))
+
+
+def test_tiles_laid_in_sets_counts_the_best_cut_of_a_row():
+    from rules.tiles import parse_tiles
+    from vision.context import laid_in_sets
+
+    assert laid_in_sets(parse_tiles("K7 B7 O7 R2 R3 R4"), RULES) == 6
+    assert laid_in_sets(parse_tiles("R1 R2 R3 K9 O4 B5 B6"), RULES) == 3
+    assert laid_in_sets(parse_tiles("R1 K5 B9 J O13 O2"), RULES) == 0
+    assert laid_in_sets(parse_tiles("K10 K9 K8"), RULES) == 3  # a run laid descending is laid in order

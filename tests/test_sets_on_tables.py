@@ -291,3 +291,38 @@ def test_the_drawing_frames_rack_rows_and_unsure_sets_in_their_own_colours():
     reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
     out = annotate(np.full((300, 300, 3), 90, np.uint8), reading)
     assert np.all(out == np.array(UNSURE, np.uint8), axis=2).sum() > 100
+
+
+def stacked_rows(rows: list[str], degrees: float = 0.0):
+    """Rows of tiles edge to edge, stacked a rack's pitch apart (1.3 tile heights), turned by ``degrees``
+    about the photo's centre, on a photo of one even grey: no board to tell from the table."""
+    h, w = 48.0, 36.0
+    a = np.radians(degrees)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    quads, codes = [], []
+    for r, row in enumerate(rows):
+        for k, code in enumerate(row.split()):
+            x, y = 300 + k * w * 1.03, 250 + r * 1.3 * h
+            corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]) - (500, 375)
+            quads.append(corners @ turn.T + (500, 375))
+            codes.append(code)
+    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
+    return det, np.full((750, 1000, 3), 90, np.uint8)
+
+
+@pytest.mark.parametrize("degrees", [0.0, 90.0])
+def test_rows_of_tiles_in_no_set_stacked_as_a_rack_are_a_rack_without_a_board_to_see(degrees):
+    det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"], degrees)
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+
+
+def test_stacked_sets_and_a_lone_shuffled_row_stay_on_the_table():
+    for rows in (["R1 R2 R3 R4 R5 R6", "K7 K8 K9 B9 O9 R9"],  # valid sets laid one above the other
+                 ["R1 K5 B9 J O13 O2", "K7 K8 K9 B9 O9 R9"],  # one row in no set is not a rack alone
+                 ["R1 K5 B9 J", "K10 K11 B3 R7"]):  # short rows: an invalid set, not a rack
+        det, image = stacked_rows(rows)
+        reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+        assert {s.group for s in reading.sets} == {"table"}, rows

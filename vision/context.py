@@ -78,6 +78,19 @@ def likeliest_valid(probs: np.ndarray, read: np.ndarray, rules: RuleOptions) -> 
     return np.array(ranked[0][0], dtype=np.int64)
 
 
+def laid_in_sets(tiles: list[Tile], rules: RuleOptions) -> int:
+    """How many tiles of a row (in the order they lie) can be in valid sets cut from it as laid.
+
+    The sets on a table cover their lines; the tiles on a rack stand in the
+    order they were drawn, so a long row that is mostly in no set is a rack's.
+    """
+    best = [0] * (len(tiles) + 1)  # best[b]: most tiles in sets among the first b
+    for b in range(1, len(tiles) + 1):
+        best[b] = max([best[b - 1]] + [best[a] + b - a for a in range(b - 2)
+                                       if valid_as_laid(analyse_set(tiles[a:b], rules))])
+    return best[-1]
+
+
 def _same_colour(code: int) -> list[int]:
     """The other numbers of a tile's colour (a small tile's numeral is misread far more often than its colour)."""
     tile = Tile.from_index(code)
@@ -86,4 +99,4 @@ def _same_colour(code: int) -> list[int]:
     return [t.index for t in ALL_FACES if not t.is_joker and t.color == tile.color and t != tile]
 
 
-__all__ = ["likeliest_valid", "valid_as_laid"]
+__all__ = ["laid_in_sets", "likeliest_valid", "valid_as_laid"]

@@ -15,6 +15,7 @@ rows never branch and a crowded table never merges into one blob.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -417,19 +418,21 @@ def _reading_order(sets: list[list[int]], f: TileFrame) -> list[list[int]]:
 
 
 def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
-                image: np.ndarray | None = None, flat: np.ndarray | None = None) -> list[Group]:
+                image: np.ndarray | None = None, flat: np.ndarray | None = None,
+                unlike_sets: Callable[[list[int]], bool] | None = None) -> list[Group]:
     """Rack rows (left to right), then table sets in reading order.
 
-    Racks are told from the table by the photo (``vision.racks``); without it
-    every line is a table set.  Table lines are found on ``flat``, the quads
-    seen from above (:func:`from_above`; computed when not given).
+    Racks are told from the table by the photo and, with ``unlike_sets``, by
+    rows of tiles that are in no set (``vision.racks.rack_rows``); without the
+    photo every line is a table set.  Table lines are found on ``flat``, the
+    quads seen from above (:func:`from_above`; computed when not given).
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     racks: list[list[int]] = []
     if image is not None and len(q):
         from vision.racks import rack_rows  # racks look at pixels; geometry alone does not
 
-        racks = rack_rows(q, image)
+        racks = rack_rows(q, image, unlike_sets)
     on_rack = {t for row in racks for t in row}
     rest = np.array([i for i in range(len(q)) if i not in on_rack], dtype=np.int64)
     flat = from_above(q) if flat is None else flat

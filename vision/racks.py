@@ -13,6 +13,8 @@ here is every tile on one line at any spacing, not only tiles edge to edge.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import cv2
 import numpy as np
 
@@ -29,19 +31,46 @@ NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not
 UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its owner's side or the other
 ROLL = 40.0  # degrees: a photo held this far off level still shows its rack level with the rest of its tiles
 ROLLED = 0.7  # share of a photo's tiles lying along one line for that line to count as its level
+SHUFFLED = 5  # a row told as a rack's by its tiles (mostly in no set) has at least this many
 THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
 
 
-def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
-    """Tile indices of each rack row found, each row in left-to-right order."""
+def rack_rows(quads: np.ndarray, image: np.ndarray,
+              unlike_sets: Callable[[list[int]], bool] | None = None) -> list[list[int]]:
+    """Tile indices of each rack row found, each row in left-to-right order.
+
+    ``unlike_sets(row)`` (tiles left to right) says whether a row's tiles are
+    mostly in no valid set as they lie.  Two or more such rows of at least
+    SHUFFLED tiles, stacked as a rack's rows are, are a rack even where its
+    board is not told from the table (a black rack on a dark cloth, a rack on
+    a checked one) and at any angle (a rack at the side of a photo of the
+    whole table): sets on a table are laid valid, not in drawn order.
+    """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) == 0:
         return []
     f = tile_frames(q)
     level, upright = _level(f), np.cos(np.deg2rad(UPRIGHT))
-    candidates = [row for row in _rows(f) if abs(_reading_axis(q[row]) @ level) >= upright]  # racks stand level
-    if not candidates:
-        return []
+    rows = _rows(f)
+    candidates = [row for row in rows if abs(_reading_axis(q[row]) @ level) >= upright]  # racks stand level
+    found = _boards(candidates, q, f, image) if candidates else []
+    # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
+    found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
+    if unlike_sets is not None:  # at any angle: the photo may show a rack at the table's side
+        shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED
+                    and unlike_sets(_in_order(row, f, q))]
+        found += [row for row in shuffled
+                  if any(_same_rack(row, other, f) for other in shuffled + found if other is not row)]
+    return [_in_order(row, f, q) for row in found]
+
+
+def _in_order(row: list[int], f, q: np.ndarray) -> list[int]:
+    """A row's tiles left to right as their owner reads them."""
+    return sorted(row, key=lambda t: float(f.centers[t] @ _reading_axis(q[row])))
+
+
+def _boards(candidates: list[list[int]], q: np.ndarray, f, image: np.ndarray) -> list[list[int]]:
+    """The rows with a rack's board beside them (``_on_rack``), measured on a thumbnail of the photo."""
     step = max(1, int(float(np.median(f.heights)) / THUMB))
     small = image[::step, ::step]  # every k-th pixel: medians need no smoothing
     scale = 1.0 / step
@@ -51,10 +80,7 @@ def rack_rows(quads: np.ndarray, image: np.ndarray) -> list[list[int]]:
     faces = np.zeros(small.shape[:2], np.uint8)
     cv2.fillPoly(faces, list(np.round(_grown(q * scale, 0.7)).astype(np.int32)), 1)
     face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
-    found = [row for row in candidates if _on_rack(row, f, scale, lab, tiles_mask, face)]
-    # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
-    found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
-    return [sorted(row, key=lambda t: float(f.centers[t] @ _reading_axis(q[row]))) for row in found]
+    return [row for row in candidates if _on_rack(row, f, scale, lab, tiles_mask, face)]
 
 
 def _level(f) -> np.ndarray:
@@ -76,6 +102,9 @@ def _same_rack(row: list[int], other: list[int], f) -> bool:
     """``row`` is the second row of the rack that holds ``other``."""
     x = f.x_axes[other].mean(axis=0)
     x /= max(np.linalg.norm(x), 1e-9)
+    own = f.x_axes[row].mean(axis=0)
+    if abs(float(own @ x)) < np.cos(np.deg2rad(ROW_ANGLE)) * np.linalg.norm(own):
+        return False  # a rack's rows are parallel
     up = np.array([x[1], -x[0]])
     h, w = float(np.median(f.heights[other])), float(np.median(f.widths[other]))
     step = abs(float(np.median(f.centers[row] @ up) - np.median(f.centers[other] @ up))) / h

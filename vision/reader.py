@@ -24,7 +24,7 @@ from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.colours import colour_warnings
-from vision.context import likeliest_valid, valid_as_laid
+from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
 from vision.types import TileDetections
@@ -187,7 +187,9 @@ class TableReader:
         """
         o = self.options
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
-        groups = find_groups(detections.quads, o.geometry, image, flat)
+        tiles = detections.tiles
+        groups = find_groups(detections.quads, o.geometry, image, flat,
+                             lambda row: 2 * laid_in_sets([tiles[t] for t in row], o.rules) < len(row))
         in_context = self._in_context(detections, groups)
         groups = self._join(in_context, flat, groups)
         order = np.array([i for g in groups for i in g.tiles], dtype=np.int64)
