@@ -326,3 +326,15 @@ def test_stacked_sets_and_a_lone_shuffled_row_stay_on_the_table():
         det, image = stacked_rows(rows)
         reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
         assert {s.group for s in reading.sets} == {"table"}, rows
+
+
+def test_a_rack_tile_showing_only_the_top_of_its_face_stays_in_its_row():
+    """Above a rack's ledge a face may show wider than tall; standing on the rack it is still upright."""
+    det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"])
+    k11 = det.codes.index("K11")
+    (x0, y0), (x1, _) = det.quads[k11, :2]
+    det.quads[k11] = [[x0 - 4.5, y0], [x1 + 4.5, y0], [x1 + 4.5, y0 + 36], [x0 - 4.5, y0 + 36]]  # 45 wide, 36 tall
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}

@@ -77,20 +77,22 @@ class TileFrame:
     heights: np.ndarray  # (N,)
 
 
-def tile_frames(quads: np.ndarray) -> TileFrame:
+def tile_frames(quads: np.ndarray, as_read: bool = False) -> TileFrame:
     """Each tile's own axes and size from its quad (TL, TR, BR, BL of the upright face).
 
     A tile face is taller than wide, so where the quad's shape says so the x
     axis is taken along its short side whatever corner the quad starts at: a
     tile whose orientation was misread by a quarter turn still lines up with
     its set.  The x axis keeps the quad's own sense where the two agree.
+    ``as_read``: keep every quad's own top edge (tiles standing on a rack show
+    only the top of their faces above its ledge, wider than tall, upright).
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     across = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])  # top edge + bottom edge
     up = (q[:, 0] - q[:, 3]) + (q[:, 1] - q[:, 2])  # left edge + right edge, pointing up
     widths = np.linalg.norm(across, axis=1) / 2
     heights = np.linalg.norm(up, axis=1) / 2
-    turned = widths > SQUARE * heights  # read a quarter turn off: the "top" edge is a long side
+    turned = (widths > SQUARE * heights) & (not as_read)  # read a quarter turn off: the "top" edge is a long side
     across, up = np.where(turned[:, None], -up, across), np.where(turned[:, None], across, up)
     widths, heights = np.where(turned, heights, widths), np.where(turned, widths, heights)
     with np.errstate(invalid="ignore", divide="ignore"):

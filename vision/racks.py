@@ -49,7 +49,7 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) == 0:
         return []
-    f = tile_frames(q)
+    f = tile_frames(q, as_read=True)
     level, upright = _level(f), np.cos(np.deg2rad(UPRIGHT))
     rows = _rows(f)
     candidates = [row for row in rows if abs(_reading_axis(q[row]) @ level) >= upright]  # racks stand level
@@ -130,7 +130,8 @@ def _rows(f) -> list[list[int]]:
     """Tiles on one straight line, parallel, at any spacing up to ROW_REACH widths (union of close pairs)."""
     along, across = (a.T for a in frame_offsets(f, f.centers))  # [i, j]: tile j seen from tile i
     parallel = np.abs(f.x_axes @ f.x_axes.T) >= np.cos(np.deg2rad(ROW_ANGLE))
-    size = np.maximum(f.heights[:, None], f.heights[None, :]) / np.maximum(np.minimum(f.heights[:, None], f.heights[None, :]), 1e-9)
+    extent = np.maximum(f.heights, f.widths)  # a face half hidden by the ledge keeps its width
+    size = np.maximum(extent[:, None], extent[None, :]) / np.maximum(np.minimum(extent[:, None], extent[None, :]), 1e-9)
     ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
     rows = Components(len(f.centers))
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
