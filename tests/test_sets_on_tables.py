@@ -338,3 +338,17 @@ def test_a_rack_tile_showing_only_the_top_of_its_face_stays_in_its_row():
     codes = reading.detections.codes
     shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
     assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+
+
+@pytest.mark.parametrize("askew", [25.0, 90.0])
+def test_a_tile_set_down_askew_at_the_end_of_a_rack_row_stays_in_it(askew):
+    det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"])
+    o5 = det.codes.index("O5")
+    a = np.radians(askew)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    centre = det.quads[o5].mean(axis=0)
+    det.quads[o5] = (det.quads[o5] - centre) @ turn.T + centre
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
