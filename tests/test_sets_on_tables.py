@@ -352,3 +352,21 @@ def test_a_tile_set_down_askew_at_the_end_of_a_rack_row_stays_in_it(askew):
     codes = reading.detections.codes
     shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
     assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+
+
+def test_the_rows_of_a_rack_seen_slanted_with_level_tiles_are_not_run_together():
+    """A rack photographed a little from the side: each face level, each row rising 10 degrees, so the
+    end of the lower row lies level with the start of the upper one."""
+    rows = ["R1 K5 B9 J O13 O2 K3 B12", "K10 K11 B3 R7 B7 O5 R13 O8"]
+    h, w = 48.0, 36.0
+    quads, codes = [], []
+    for r, row in enumerate(rows):
+        for k, code in enumerate(row.split()):
+            x = 200 + k * w * 1.03
+            y = 300 + r * 1.3 * h - k * w * 1.03 * np.tan(np.radians(10))
+            quads.append([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+            codes.append(code)
+    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
+    shown = {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", rows[0]), ("rack", rows[1])}

@@ -156,10 +156,29 @@ def _rows(f) -> list[list[int]]:
     extent = np.maximum(f.heights, f.widths)  # a face half hidden by the ledge keeps its width
     size = np.maximum(extent[:, None], extent[None, :]) / np.maximum(np.minimum(extent[:, None], extent[None, :]), 1e-9)
     ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
+    ok &= ok.T  # each on the line of the other
     rows = Components(len(f.centers))
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
         rows.join(int(i), int(j))
-    return rows.groups()
+    return [part for row in rows.groups() for part in _straight(row, f)]
+
+
+def _straight(row: list[int], f) -> list[list[int]]:
+    """A row as one or more straight lines: two rows of a slanted rack, each tile level, may chain
+    into one (the end of the lower row level with the start of the upper); the centres then lie
+    on two lines, told apart by the widest gap across the line fitted through them all."""
+    if len(row) < 4:
+        return [row]
+    c = f.centers[row]
+    _, _, axes = np.linalg.svd(c - c.mean(axis=0), full_matrices=False)
+    off = (c - c.mean(axis=0)) @ axes[1]
+    h = float(np.median(f.heights[row]))
+    order = np.argsort(off)
+    gaps = np.diff(off[order])
+    k = int(np.argmax(gaps))
+    if off.max() - off.min() <= 2 * ROW_OFFSET * h or gaps[k] < ROW_OFFSET * h:
+        return [row]
+    return _straight([row[i] for i in order[:k + 1]], f) + _straight([row[i] for i in order[k + 1:]], f)
 
 
 def _on_rack(row: list[int], f, scale: float, lab: np.ndarray, tiles_mask: np.ndarray, face: np.ndarray) -> bool:
