@@ -150,7 +150,9 @@ def _editions() -> dict[str, Style]:
                              joker="mask", aspect=0.66, corner=0.08),
         UNKNOWN_EDITION: Style(UNKNOWN_EDITION, FACE_CREAM, ((30, 20, 10), (120, 60, 0), (0, 100, 220),
                                                               (20, 20, 160)),
-                               _font("LiberationSerif-Bold.ttf"), numeral_height=0.46, numeral_y=0.41,
+                               # a serif no trained edition prints with, whichever of them this machine has
+                               _font("LiberationSerif-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf", "FreeSerifBold.ttf"),
+                               numeral_height=0.46, numeral_y=0.41,
                                recess=False, mark="frame", underline_69=True, joker="crown", aspect=0.76),
     }
 
