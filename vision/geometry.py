@@ -222,6 +222,14 @@ def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
     return along, across, ok, agree, u
 
 
+def photo_pitch(quads: np.ndarray, options: GeometryOptions | None = None) -> float:
+    """The usual centre-to-centre step between tiles of one set in this photo, in tile widths
+    (:func:`_photo_pitch` on the photo's pair geometry)."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    along, across, ok, agree, _ = _pair_geometry(q, tile_frames(q), options or GeometryOptions())
+    return _photo_pitch(along, across, ok, agree)
+
+
 def _photo_pitch(along: np.ndarray, across: np.ndarray, ok: np.ndarray, agree: np.ndarray) -> float:
     """The usual centre-to-centre step between tiles of one set in this photo, in tile widths.
 
@@ -442,4 +450,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "from_above", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "from_above", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pitch"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import frame_offsets, tile_frames
+from vision.geometry import frame_offsets, photo_pitch, tile_frames
 
 FACE = 0.5  # face probability that counts as tile face
 GROWN = 1.1  # a found outline covers this much of the face map around it (the map is blurred)
@@ -31,7 +31,6 @@ APART = 0.6  # a place's centre lies at least this share of a found tile's width
 MAX_RUN = 6  # at most this many missed tiles side by side in one uncovered region
 DETAIL = 12.0  # map pixels across a tile's width that are enough to cut the uncovered face into tiles
 BESIDE = 0.3  # mean face probability over a place beside a tile that is worth a look
-STEP = 1.05  # centre to centre, in tile widths, of tiles side by side in a set (when a photo cannot say)
 WIDE = 1.7  # an outline this many tile widths wide (of the photo's usual tile) may be two tiles
 
 
@@ -120,7 +119,7 @@ def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tupl
     if not len(q):
         return []
     f = tile_frames(q)
-    step = (_photo_step(f) * f.widths)[:, None] * f.x_axes
+    step = (photo_pitch(q) * f.widths)[:, None] * f.x_axes
     centres = np.concatenate([f.centers + step, f.centers - step])
     x_axes, up_axes = np.concatenate([f.x_axes, f.x_axes]), np.concatenate([f.up_axes, f.up_axes])
     widths, heights = np.concatenate([f.widths, f.widths]), np.concatenate([f.heights, f.heights])
@@ -148,16 +147,6 @@ def _clear_of(centres: np.ndarray, f) -> np.ndarray:
     side as well as across it)."""
     along, across = frame_offsets(f, centres)
     return ~np.any((along < APART) & (across < APART), axis=1)
-
-
-def _photo_step(f) -> float:
-    """Centre to centre of tiles side by side in this photo, in tile widths (outlines drawn a little
-    large or small and the gaps players leave change it): the median over tiles of the nearest
-    neighbour in line, else ``STEP``."""
-    along, across = (a.T for a in frame_offsets(f, f.centers))  # [i, j]: tile j seen from tile i
-    near = np.where((across < 0.25) & (along > 0.7) & (along < 1.6), along, np.inf).min(axis=1)
-    near = near[np.isfinite(near)]
-    return float(np.median(near)) if len(near) >= 2 else STEP
 
 
 def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
