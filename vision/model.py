@@ -142,10 +142,7 @@ class TileModel:
         """:meth:`find_outlines` with the face map of the look kept."""
         look = self._outlines_at(image, self.base_side)
         long_side = max(image.shape[:2])
-        # a handful of outlines is not a table of tiny tiles run together: ``detect`` looks at
-        # photos with few tiles again closer and at the close-up scale
-        sides = _outline_heights(look.quads) if len(look.quads) > FEW else _long_sides(look.quads)
-        heights = sides * self.base_side / long_side
+        heights = _outline_heights(look.quads) * self.base_side / long_side
         # by area: a few specks (bits of tiles far larger than the detector learned) do not
         # make big tiles small
         typical = _area_median(heights, look.quads) if len(heights) else 0.0
