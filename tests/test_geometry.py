@@ -216,3 +216,16 @@ def test_any_number_of_lines_of_any_length_come_back_whole_and_in_order(lengths,
 def test_sets_side_by_side_are_one_row_of_the_listing_even_if_not_quite_level():
     quads = layout([line(5, 0.1, 3), line(0, 0, 3), line(2.5, 1.6, 3), line(10, -0.15, 3)]) * 50
     assert group_lines(quads) == [[3, 4, 5], [0, 1, 2], [9, 10, 11], [6, 7, 8]]
+
+
+def test_a_photos_pairs_are_measured_once_for_linking_and_joining():
+    from vision.geometry import EndLinks, link_neighbours, photo_pairs
+
+    quads = np.array([[[x, 0], [x + 30, 0], [x + 30, 40], [x, 40]] for x in (0, 32, 64, 200)], np.float64)
+    first = photo_pairs(quads)
+    assert photo_pairs(quads.copy()) is first  # the same quads again: the same measurement
+    assert not first.ok.flags.writeable  # shared, so nobody may change it
+    assert link_neighbours(quads) == [(0, 1), (1, 2)]
+    assert photo_pairs(quads) is first and EndLinks(quads)([[0, 1, 2], [3]]) == []
+    moved = quads + np.array([0.0, 1.0])
+    assert photo_pairs(moved) is not first

@@ -222,12 +222,47 @@ def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
     return along, across, ok, agree, u
 
 
-def photo_pitch(quads: np.ndarray, options: GeometryOptions | None = None) -> float:
-    """The usual centre-to-centre step between tiles of one set in this photo, in tile widths
-    (:func:`_photo_pitch` on the photo's pair geometry)."""
+@dataclass(frozen=True)
+class PhotoPairs:
+    """Every pair of a photo's tiles measured once (``_pair_geometry``), and the photo's pitch.
+
+    Lines are linked and line ends joined on the same quads, so the last
+    photo's pairs are kept (read only) and reused rather than measured twice.
+    """
+
+    frames: TileFrame
+    along: np.ndarray
+    across: np.ndarray
+    ok: np.ndarray
+    agree: np.ndarray
+    direction: np.ndarray
+    pitch: float
+
+
+_last_pairs: tuple = (None, None)  # (quads' bytes and options, their PhotoPairs)
+
+
+def photo_pairs(quads: np.ndarray, options: GeometryOptions | None = None) -> PhotoPairs:
+    """The pair geometry of these quads (the same quads and options as last time: the same object)."""
+    global _last_pairs
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    along, across, ok, agree, _ = _pair_geometry(q, tile_frames(q), options or GeometryOptions())
-    return _photo_pitch(along, across, ok, agree)
+    o = options or GeometryOptions()
+    key = (q.tobytes(), o)
+    known_key, known = _last_pairs
+    if known_key == key:
+        return known
+    f = tile_frames(q)
+    along, across, ok, agree, u = _pair_geometry(q, f, o)
+    for a in (along, across, ok, agree, u):
+        a.setflags(write=False)  # shared between callers
+    pairs = PhotoPairs(f, along, across, ok, agree, u, _photo_pitch(along, across, ok, agree))
+    _last_pairs = (key, pairs)
+    return pairs
+
+
+def photo_pitch(quads: np.ndarray, options: GeometryOptions | None = None) -> float:
+    """The usual centre-to-centre step between tiles of one set in this photo, in tile widths."""
+    return photo_pairs(quads, options).pitch
 
 
 def _photo_pitch(along: np.ndarray, across: np.ndarray, ok: np.ndarray, agree: np.ndarray) -> float:
@@ -252,13 +287,12 @@ def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -
     into one blob.
     """
     o = options or GeometryOptions()
-    f = tile_frames(quads)
-    n = len(f.centers)
-    if n < 2:
+    if len(np.asarray(quads).reshape(-1, 4, 2)) < 2:
         return []
-    along, across, ok, agree, u = _pair_geometry(np.asarray(quads, np.float64).reshape(-1, 4, 2), f, o)
-    pitch = _photo_pitch(along, across, ok, agree)
-    ok &= (along >= 1 - o.max_overlap) & (along <= pitch + o.max_gap) & (across <= o.max_offset)
+    p = photo_pairs(quads, o)
+    along, across, agree, u, pitch = p.along, p.across, p.agree, p.direction, p.pitch
+    n = len(along)
+    ok = p.ok & (along >= 1 - o.max_overlap) & (along <= pitch + o.max_gap) & (across <= o.max_offset)
     cost = np.abs(along - pitch) + across + 2 * (1 - agree)
     ii, jj = np.nonzero(np.triu(ok, 1))
     order = np.argsort(cost[ii, jj], kind="stable")
@@ -301,9 +335,8 @@ class EndLinks:
 
     def _measure(self):
         if self._geometry is None:
-            f = tile_frames(self.quads)
-            along, across, ok, agree, _ = _pair_geometry(self.quads, f, self.options)
-            self._geometry = f, _photo_pitch(along, across, ok, agree), _face_sizes(f)
+            p = photo_pairs(self.quads, self.options)
+            self._geometry = p.frames, p.pitch, _face_sizes(p.frames)
         return self._geometry
 
     def __call__(self, lines: list[list[int]], extra_gap: float = 0.0) -> list[tuple[int, int]]:
@@ -450,4 +483,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "from_above", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pitch"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "from_above", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]
