@@ -35,10 +35,12 @@ def likeliest_valid(probs: np.ndarray, read: np.ndarray, rules: RuleOptions) -> 
     """Tile indices for a line (in the order it lies) that make it a valid set as laid, or None.
 
     ``probs`` (n, 53): each tile's probabilities (``TileDetections.probs``);
-    ``read``: the codes as read.  None when the line is valid as read, when no
-    reading within CHANGES other readings (each at least ALTERNATIVE as likely
-    as the tile's own) makes it valid, or when two such readings that give
-    different sets are about as likely (no single one stands out).
+    ``read``: the codes as read.  Up to CHANGES tiles may be read otherwise,
+    each as one of its CHOICES likeliest other codes at least ALTERNATIVE as
+    likely as its own; a tile read below DOUBT may also be any number of its
+    colour, weighed as ALTERNATIVE.  None when the line is valid as read, when
+    no such reading makes it valid, or when two that give different sets are
+    about as likely (none STANDS_OUT times likelier than the next).
     """
     n = len(read)
     if n < 3 or valid_as_laid(analyse_set([Tile.from_index(int(c)) for c in read], rules)):

@@ -187,9 +187,12 @@ class TableReader:
         """
         o = self.options
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
-        tiles = detections.tiles
-        groups = find_groups(detections.quads, o.geometry, image, flat,
-                             lambda row: 2 * laid_in_sets([tiles[t] for t in row], o.rules) < len(row))
+        as_read = detections.tiles
+
+        def unlike_sets(row: list[int]) -> bool:  # a row mostly in no valid set: a rack's, not the table's
+            return 2 * laid_in_sets([as_read[t] for t in row], o.rules) < len(row)
+
+        groups = find_groups(detections.quads, o.geometry, image, flat, unlike_sets)
         in_context = self._in_context(detections, groups)
         groups = self._join(in_context, flat, groups)
         order = np.array([i for g in groups for i in g.tiles], dtype=np.int64)

@@ -52,7 +52,9 @@ class TileDetections:
         if self.probs is None:
             self.probs = np.zeros((n, TILE_CODES), np.float32)
             self.probs[np.arange(n), self.class_ids] = 1.0
-        self.probs = np.asarray(self.probs, dtype=np.float32).reshape(n, TILE_CODES)
+        self.probs = np.asarray(self.probs, dtype=np.float32)
+        if self.probs.shape != (n, TILE_CODES):
+            raise ValueError(f"TileDetections.probs has shape {self.probs.shape}, not ({n}, {TILE_CODES})")
 
     @classmethod
     def empty(cls) -> "TileDetections":
