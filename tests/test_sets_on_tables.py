@@ -370,3 +370,25 @@ def test_the_rows_of_a_rack_seen_slanted_with_level_tiles_are_not_run_together()
     reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
     shown = {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
     assert shown == {("rack", rows[0]), ("rack", rows[1])}
+
+
+def board_photo(rows: list[str]):
+    """Rows of white faces on a dark band across a light table: what a rack's board looks like."""
+    import cv2
+
+    det, _ = stacked_rows(rows)
+    image = np.full((750, 1000, 3), 200, np.uint8)
+    top, bottom = det.quads[:, :, 1].min() - 15, det.quads[:, :, 1].max() + 15
+    image[int(top):int(bottom), 250:850] = 40
+    for quad in det.quads:
+        cv2.fillPoly(image, [np.round(quad).astype(np.int32)], (235, 240, 240))
+    return det, image
+
+
+def test_a_lone_row_that_is_a_valid_set_is_a_set_whatever_lies_round_it():
+    det, image = board_photo(["R5 R6 R7"])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    assert [(s.group, s.status) for s in reading.sets] == [("table", "valid")]
+    det, image = board_photo(["R5 R6 R7", "K1 B9 O3 J K12"])  # beside another row: a rack's rows
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    assert {s.group for s in reading.sets} == {"rack"}

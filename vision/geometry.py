@@ -462,11 +462,11 @@ def _reading_order(sets: list[list[int]], f: TileFrame) -> list[list[int]]:
 
 def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
                 image: np.ndarray | None = None, flat: np.ndarray | None = None,
-                unlike_sets: Callable[[list[int]], bool] | None = None) -> list[Group]:
+                in_sets: Callable[[list[int]], int] | None = None) -> list[Group]:
     """Rack rows (left to right), then table sets in reading order.
 
-    Racks are told from the table by the photo and, with ``unlike_sets``, by
-    rows of tiles that are in no set (``vision.racks.rack_rows``); without the
+    Racks are told from the table by the photo and, with ``in_sets``, by rows
+    of tiles that are in no set (``vision.racks.rack_rows``); without the
     photo every line is a table set.  Table lines are found on ``flat``, the
     quads seen from above (:func:`from_above`; computed when not given).
     """
@@ -475,7 +475,7 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     if image is not None and len(q):
         from vision.racks import rack_rows  # racks look at pixels; geometry alone does not
 
-        racks = rack_rows(q, image, unlike_sets)
+        racks = rack_rows(q, image, in_sets)
     on_rack = {t for row in racks for t in row}
     rest = np.array([i for i in range(len(q)) if i not in on_rack], dtype=np.int64)
     flat = from_above(q) if flat is None else flat

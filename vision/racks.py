@@ -37,15 +37,17 @@ THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels
 
 
 def rack_rows(quads: np.ndarray, image: np.ndarray,
-              unlike_sets: Callable[[list[int]], bool] | None = None) -> list[list[int]]:
+              in_sets: Callable[[list[int]], int] | None = None) -> list[list[int]]:
     """Tile indices of each rack row found, each row in left-to-right order.
 
-    ``unlike_sets(row)`` (tiles left to right) says whether a row's tiles are
-    mostly in no valid set as they lie.  Two or more such rows of at least
-    SHUFFLED tiles, stacked as a rack's rows are, are a rack even where its
-    board is not told from the table (a black rack on a dark cloth, a rack on
-    a checked one) and at any angle (a rack at the side of a photo of the
-    whole table): sets on a table are laid valid, not in drawn order.
+    ``in_sets(row)`` (tiles left to right) says how many of a row's tiles can
+    be in valid sets as they lie.  Two or more rows of at least SHUFFLED
+    tiles, each mostly in no set, stacked as a rack's rows are, are a rack
+    even where its board is not told from the table (a black rack on a dark
+    cloth, a rack on a checked one) and at any angle (a rack at the side of a
+    photo of the whole table): sets on a table are laid valid, not in drawn
+    order.  A row that is one valid set as it lies, with no other rack row
+    beside it, is a set on the table, whatever the colours round it say.
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) == 0:
@@ -57,9 +59,12 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
     found = _boards(candidates, q, f, image) if candidates else []
     # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
     found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
-    if unlike_sets is not None:  # at any angle: the photo may show a rack at the table's side
-        shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED
-                    and unlike_sets(_in_order(row, f, q))]
+    if in_sets is not None:
+        laid = {id(row): in_sets(_in_order(row, f, q)) for row in rows}
+        found = [row for row in found if laid[id(row)] < len(row)
+                 or any(_same_rack(row, other, f) for other in found if other is not row)]
+        # at any angle: the photo may show a rack at the table's side
+        shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED and 2 * laid[id(row)] < len(row)]
         found += [row for row in shuffled
                   if any(_same_rack(row, other, f) for other in shuffled + found if other is not row)]
     return [_in_order(row, f, q) for row in _with_strays(found, f)]

@@ -189,10 +189,10 @@ class TableReader:
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
         as_read = detections.tiles
 
-        def unlike_sets(row: list[int]) -> bool:  # a row mostly in no valid set: a rack's, not the table's
-            return 2 * laid_in_sets([as_read[t] for t in row], o.rules) < len(row)
+        def in_sets(row: list[int]) -> int:  # a row mostly in no valid set is a rack's, not the table's
+            return laid_in_sets([as_read[t] for t in row], o.rules)
 
-        groups = find_groups(detections.quads, o.geometry, image, flat, unlike_sets)
+        groups = find_groups(detections.quads, o.geometry, image, flat, in_sets)
         in_context = self._in_context(detections, groups)
         groups = self._join(in_context, flat, groups)
         order = np.array([i for g in groups for i in g.tiles], dtype=np.int64)
