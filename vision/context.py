@@ -16,8 +16,9 @@ import numpy as np
 
 from rules.options import RuleOptions
 from rules.sets import SetVerdict, analyse_set
-from rules.tiles import ALL_FACES, Tile
+from rules.tiles import ALL_FACES, NUMBERS, Tile
 
+LONGEST = len(NUMBERS)  # no set has more tiles than a run 1-13: a longer line is never read as one
 ALTERNATIVE = 0.1  # another reading is weighed when at least this likely beside the tile's own reading
 CHOICES = 3  # at most this many other readings of one tile are weighed
 CHANGES = 2  # at most this many tiles of one line are read otherwise
@@ -43,7 +44,7 @@ def likeliest_valid(probs: np.ndarray, read: np.ndarray, rules: RuleOptions) -> 
     about as likely (none STANDS_OUT times likelier than the next).
     """
     n = len(read)
-    if n < 3 or valid_as_laid(analyse_set([Tile.from_index(int(c)) for c in read], rules)):
+    if not 3 <= n <= LONGEST or valid_as_laid(analyse_set([Tile.from_index(int(c)) for c in read], rules)):
         return None
     own = probs[np.arange(n), read]
     others: list[list[tuple[int, float]]] = []
@@ -88,7 +89,7 @@ def laid_in_sets(tiles: list[Tile], rules: RuleOptions) -> int:
     """
     best = [0] * (len(tiles) + 1)  # best[b]: most tiles in sets among the first b
     for b in range(1, len(tiles) + 1):
-        best[b] = max([best[b - 1]] + [best[a] + b - a for a in range(b - 2)
+        best[b] = max([best[b - 1]] + [best[a] + b - a for a in range(max(0, b - LONGEST), b - 2)
                                        if valid_as_laid(analyse_set(tiles[a:b], rules))])
     return best[-1]
 
