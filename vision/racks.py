@@ -46,8 +46,8 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
     even where its board is not told from the table (a black rack on a dark
     cloth, a rack on a checked one) and at any angle (a rack at the side of a
     photo of the whole table): sets on a table are laid valid, not in drawn
-    order.  A row that is one valid set as it lies, with no other rack row
-    beside it, is a set on the table, whatever the colours round it say.
+    order.  A row whose tiles all lie in valid sets, with no other rack row
+    beside it, is sets on the table, whatever the colours round it say.
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) == 0:
@@ -60,11 +60,13 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
     # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
     found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
     if in_sets is not None:
-        laid = {id(row): in_sets(_in_order(row, f, q)) for row in rows}
-        found = [row for row in found if laid[id(row)] < len(row)
+        def laid(row: list[int]) -> int:
+            return in_sets(_in_order(row, f, q))
+
+        found = [row for row in found if laid(row) < len(row)
                  or any(_same_rack(row, other, f) for other in found if other is not row)]
         # at any angle: the photo may show a rack at the table's side
-        shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED and 2 * laid[id(row)] < len(row)]
+        shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED and 2 * laid(row) < len(row)]
         found += [row for row in shuffled
                   if any(_same_rack(row, other, f) for other in shuffled + found if other is not row)]
     return [_in_order(row, f, q) for row in _with_strays(found, f)]
