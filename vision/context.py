@@ -61,7 +61,8 @@ def likeliest_valid(probs: np.ndarray, read: np.ndarray, rules: RuleOptions) -> 
             codes[i] = c
             odds *= ratio
         if odds >= ALTERNATIVE and valid_as_laid(analyse_set([Tile.from_index(int(c)) for c in codes], rules)):
-            found[tuple(int(c) for c in codes)] = max(odds, found.get(tuple(int(c) for c in codes), 0.0))
+            key = tuple(int(c) for c in codes)
+            found[key] = max(odds, found.get(key, 0.0))
 
     for i in range(n):  # one tile read otherwise; a doubtful one as any number of its colour
         alike = _same_colour(int(read[i])) if own[i] < DOUBT else []

@@ -316,9 +316,12 @@ class TableReader:
         o = self.options
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
         verdict = analyse_set(tiles, o.rules)
+
+        def as_read() -> SetVerdict | None:  # the model's own reading, kept when the rules changed a tile
+            return analyse_set([model.tiles[i] for i in indices], o.rules) if read.inferred[indices].any() else None
+
         if verdict.valid or len(tiles) < 3:
-            as_read = analyse_set([model.tiles[i] for i in indices], o.rules) if read.inferred[indices].any() else None
-            return verdict, as_read, TABLE, ()
+            return verdict, as_read(), TABLE, ()
         doubtful = [k for k, i in enumerate(indices) if read.scores[i] < o.infer_below]
         if len(doubtful) == 1:
             k = doubtful[0]
@@ -328,7 +331,7 @@ class TableReader:
                 read.class_ids[indices[k]] = guess.index
                 read.inferred[indices[k]] = True
                 tiles[k] = guess
-                return analyse_set(tiles, o.rules), verdict, TABLE, ()
+                return analyse_set(tiles, o.rules), as_read(), TABLE, ()
         # the verdict hangs on a doubtful tile when another reading of it would make the set valid
         hangs = tuple(indices[k] for k, i in enumerate(indices)
                       if read.scores[i] < o.unsure_below and suggest_missing(tiles[:k] + [None] + tiles[k + 1:], o.rules))
