@@ -354,6 +354,23 @@ def test_a_tile_set_down_askew_at_the_end_of_a_rack_row_stays_in_it(askew):
     assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
 
 
+def test_the_last_two_tiles_of_a_rack_row_askew_and_a_little_off_its_line_stay_in_it():
+    """Tiles pushed onto a rack in a hurry: each turned, raised a little, the last one more than STRAY
+    widths past the row's end until the one before it is taken into the row."""
+    det, image = stacked_rows(["R1 K5 B9 J O13 O2 K3 B12", "K10 K11 B3 R7 B7 O5 R13 O8"])
+    h = 48.0
+    for code, angle, shift in (("R13", 30.0, (8.0, -0.45 * h)), ("O8", -35.0, (15.0, -0.4 * h))):
+        k = det.codes.index(code)
+        a = np.radians(angle)
+        turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        centre = det.quads[k].mean(axis=0)
+        det.quads[k] = (det.quads[k] - centre) @ turn.T + centre + np.array(shift)
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", "R1 K5 B9 J O13 O2 K3 B12"), ("rack", "K10 K11 B3 R7 B7 O5 R13 O8")}
+
+
 def test_the_rows_of_a_rack_seen_slanted_with_level_tiles_are_not_run_together():
     """A rack photographed a little from the side: each face level, each row rising 10 degrees, so the
     end of the lower row lies level with the start of the upper one."""

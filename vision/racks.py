@@ -32,6 +32,8 @@ UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its o
 ROLL = 40.0  # degrees: a photo held this far off level still shows its rack level with the rest of its tiles
 ROLLED = 0.7  # share of a photo's tiles lying along one line for that line to count as its level
 STRAY = 1.5  # a tile askew on a rack row's line is in the row up to this many widths past its ends
+STRAY_OFFSET = 0.5  # ... this many tile heights off its centre line
+STRAY_SIZE = 1.5  # ... and at most this much bigger or smaller than its tiles
 SHUFFLED = 5  # a row told as a rack's by its tiles (mostly in no set) has at least this many
 THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
 
@@ -74,23 +76,29 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
 
 def _with_strays(rows: list[list[int]], f) -> list[list[int]]:
     """Each rack row with the tiles on its line that stand askew or turned (a tile set down crooked,
-    an outline read a quarter off): on the row's centre line, within STRAY widths of its ends, as big."""
+    an outline read a quarter off): near the row's centre line, within STRAY widths of its ends, about
+    as big; a stray taken moves the row's end, so the next one beside it is looked for from there."""
     taken = {t for row in rows for t in row}
     extent = np.maximum(f.heights, f.widths)
     out = []
     for row in rows:
+        row = list(row)
         x = f.x_axes[row].mean(axis=0)
         x /= max(np.linalg.norm(x), 1e-9)
         up = np.array([x[1], -x[0]])
         w, h, size = (float(np.median(v[row])) for v in (f.widths, f.heights, extent))
-        t = f.centers[row] @ x
         mid = float(np.median(f.centers[row] @ up))
-        strays = [k for k in range(len(f.centers)) if k not in taken
-                  and abs(float(f.centers[k] @ up) - mid) <= ROW_OFFSET * h
-                  and t.min() - STRAY * w <= float(f.centers[k] @ x) <= t.max() + STRAY * w
-                  and max(extent[k], size) <= 1.3 * min(extent[k], size)]
-        taken.update(strays)
-        out.append(list(row) + strays)
+        while True:
+            t = f.centers[row] @ x
+            strays = [k for k in range(len(f.centers)) if k not in taken
+                      and abs(float(f.centers[k] @ up) - mid) <= STRAY_OFFSET * h
+                      and t.min() - STRAY * w <= float(f.centers[k] @ x) <= t.max() + STRAY * w
+                      and max(extent[k], size) <= STRAY_SIZE * min(extent[k], size)]
+            if not strays:
+                break
+            taken.update(strays)
+            row += strays
+        out.append(row)
     return out
 
 
