@@ -409,3 +409,13 @@ def test_a_lone_row_that_is_a_valid_set_is_a_set_whatever_lies_round_it():
     det, image = board_photo(["R5 R6 R7", "K1 B9 O3 J K12"])  # beside another row: a rack's rows
     reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
     assert {s.group for s in reading.sets} == {"rack"}
+
+
+def test_stacked_rows_that_are_all_valid_sets_are_sets_whatever_lies_round_them():
+    """A rack whose every row could be laid down as it stands would be a winning hand; sets laid one
+    above the other on a dark patch of cloth are far likelier."""
+    det, image = board_photo(["B12 K12 R12 O12", "R9 R10 R11 R12"])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = {(s.group, s.status, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("table", "valid", "B12 K12 R12 O12"), ("table", "valid", "R9 R10 R11 R12")}

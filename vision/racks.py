@@ -48,8 +48,9 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
     even where its board is not told from the table (a black rack on a dark
     cloth, a rack on a checked one) and at any angle (a rack at the side of a
     photo of the whole table): sets on a table are laid valid, not in drawn
-    order.  A row whose tiles all lie in valid sets, with no other rack row
-    beside it, is sets on the table, whatever the colours round it say.
+    order.  A row whose tiles all lie in valid sets is sets on the table,
+    whatever the colours round it say, unless a rack row beside it is not:
+    rows that could all be laid down as they stand would be a winning hand.
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) == 0:
@@ -65,8 +66,10 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
         def laid(row: list[int]) -> int:
             return in_sets(_in_order(row, f, q))
 
-        found = [row for row in found if laid(row) < len(row)
-                 or any(_same_rack(row, other, f) for other in found if other is not row)]
+        # a rack whose every row could be laid down as the valid sets it shows is sets on the table
+        mixed = [laid(row) < len(row) for row in found]
+        found = [row for row, own in zip(found, mixed) if own or any(
+            other_mixed and other is not row and _same_rack(row, other, f) for other, other_mixed in zip(found, mixed))]
         # at any angle: the photo may show a rack at the table's side
         shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED and 2 * laid(row) < len(row)]
         found += [row for row in shuffled
