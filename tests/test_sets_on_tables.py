@@ -371,6 +371,21 @@ def test_the_last_two_tiles_of_a_rack_row_askew_and_a_little_off_its_line_stay_i
     assert shown == {("rack", "R1 K5 B9 J O13 O2 K3 B12"), ("rack", "K10 K11 B3 R7 B7 O5 R13 O8")}
 
 
+def test_two_rack_rows_are_one_rack_either_way_round_when_a_ledge_hides_part_of_one():
+    """The lower row's faces show 46 px of their 60 above the ledge: each row is the other's partner."""
+    rows = ["R1 R7 O13 B11 R2 R12 K4 O5", "K8 O4 O12 R13 B2 R7 O12 B4"]
+    quads, codes = [], []
+    for r, (row, h, top) in enumerate(zip(rows, (60.0, 46.0), (300.0, 378.0))):
+        for k, code in enumerate(row.split()):
+            x = 200 + k * 45 * 1.03
+            quads.append([[x, top], [x + 45, top], [x + 45, top + h], [x, top + h]])
+            codes.append(code)
+    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
+    shown = {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", rows[0]), ("rack", rows[1])}
+
+
 def test_the_rows_of_a_rack_seen_slanted_with_level_tiles_are_not_run_together():
     """A rack photographed a little from the side: each face level, each row rising 10 degrees, so the
     end of the lower row lies level with the start of the upper one."""

@@ -34,6 +34,7 @@ ROLLED = 0.7  # share of a photo's tiles lying along one line for that line to c
 STRAY = 1.5  # a tile askew on a rack row's line is in the row up to this many widths past its ends
 STRAY_OFFSET = 0.5  # ... this many tile heights off its centre line
 STRAY_SIZE = 1.5  # ... and at most this much bigger or smaller than its tiles
+ROW_HEIGHTS = 4 / 3  # the taller row of a rack's two is at most this much taller (a ledge hides some of one)
 SHUFFLED = 5  # a row told as a rack's by its tiles (mostly in no set) has at least this many
 THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
 
@@ -147,11 +148,12 @@ def _same_rack(row: list[int], other: list[int], f) -> bool:
     if abs(float(own @ x)) < np.cos(np.deg2rad(ROW_ANGLE)) * np.linalg.norm(own):
         return False  # a rack's rows are parallel
     up = np.array([x[1], -x[0]])
-    h, w = float(np.median(f.heights[other])), float(np.median(f.widths[other]))
+    heights = sorted(float(np.median(f.heights[r])) for r in (row, other))  # the same either way round
+    h, w = heights[0], float(np.median(f.widths[other]))
     step = abs(float(np.median(f.centers[row] @ up) - np.median(f.centers[other] @ up))) / h
     a, b = f.centers[row] @ x, f.centers[other] @ x
     overlap = min(a.max(), b.max()) - max(a.min(), b.min()) > -2 * w
-    return bool(0.9 <= step <= 1.8 and overlap and abs(float(np.median(f.heights[row])) / h - 1) < 0.25)
+    return bool(0.9 <= step <= 1.8 and overlap and heights[1] < ROW_HEIGHTS * heights[0])
 
 
 def _grown(quads: np.ndarray, factor: float) -> np.ndarray:
