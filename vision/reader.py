@@ -23,6 +23,7 @@ from rules.options import RuleOptions
 from rules.scoring import rack_value
 from rules.sets import SetVerdict, analyse_set, suggest_missing
 from rules.tiles import Tile
+from vision.box import printed_matter
 from vision.colours import colour_warnings
 from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
@@ -186,6 +187,9 @@ class TableReader:
         table and the photo's colours be checked; without it every group is a table set.
         """
         o = self.options
+        keep, printed = printed_matter(detections, o.rules.box)
+        if not keep.all():
+            detections = detections[keep]
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
         as_read = detections.tiles
 
@@ -210,7 +214,7 @@ class TableReader:
                          for part in self._split(read, flat[order], indices)]
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
-        warnings = colour_warnings(image, read.quads) if image is not None else []
+        warnings = printed + (colour_warnings(image, read.quads) if image is not None else [])
         return TableReading(read, sets, total, found, warnings)
 
     def _in_context(self, detections: TileDetections, groups: list[Group]) -> TileDetections:
