@@ -43,7 +43,7 @@ CHART = ["K7 K2 K3 K4 K5 K6 K7", "K6 K5 K8 K9 K8 K1 K2", "K8 K6 K2 K9 K1 K2 K7"]
 def test_a_printed_chart_of_numbers_beside_the_sets_is_left_out_with_a_warning():
     sets = laid(["R5 R6 R7", "K9 B9 O9"], at=(600.0, 400.0))
     det = detections(laid(CHART), sets)
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
     codes = reading.detections.codes
     assert sorted(" ".join(codes[i] for i in s.indices) for s in reading.sets) == ["K9 B9 O9", "R5 R6 R7"]
     assert all(s.valid for s in reading.sets)
@@ -74,3 +74,21 @@ def test_the_xp_box_holds_three_of_each():
     xp = SABRA.replace(tile_set="xp")
     assert printed_matter(detections(chart), xp.box)[0].all()
     assert not printed_matter(detections(chart), SABRA.box)[0].any()
+
+
+def test_a_grey_scale_photo_keeps_every_tile_though_all_read_black():
+    """Without colours three runs laid against each other read K1-K6 three times: the colour warning
+    says so, and not one of them is taken for printed matter."""
+    runs = laid(["K1 K2 K3 K4 K5 K6"] * 3)
+    det = detections(runs)
+    grey = np.full((750, 1000, 3), 90, np.uint8)
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(grey)
+    assert len(reading.detections) == 18
+    assert [w for w in reading.warnings if "colour" in w] and not [w for w in reading.warnings if "printed" in w]
+    # the same finds with no photo to check colours by: printed matter
+    assert len(TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det).detections) == 0
+
+
+def test_a_group_of_four_read_in_one_colour_is_too_small_to_be_a_chart():
+    keep, _ = printed_matter(detections(laid(["K7 K7 K7 K7"])), SABRA.box)
+    assert keep.all()

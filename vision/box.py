@@ -5,7 +5,8 @@ read as a patch of touching tiles of one colour. A box holds two of each tile
 (three in the XP set); players lay sets of different tiles, so a patch of
 touching finds of one colour that reads tiles more often than the box holds
 them, two copies too many or more, is printed matter, not tiles. Nothing in
-a real game lays tiles that way, so the rule costs no real tile.
+a real game lays tiles that way. A photo whose colours cannot be trusted
+(grey-scale: every 7 of a group reads K7) is left alone by the reader.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from vision.types import TileDetections
 
 TOUCH = 1.2  # finds whose centres lie within this many times their mean extent touch (the next cell)
 SURPLUS = 2  # copies beyond the box in one patch that mark it as printed matter
+PATCH = 6  # finds at least in such a patch: a chart or a sheet shows rows of numbers, a set at most 4 of one
 ONE_COLOUR = 0.9  # share of a patch's numbered finds in its commonest colour: printed in one ink
 
 
@@ -39,6 +41,8 @@ def printed_matter(detections: TileDetections, box: TileSet) -> tuple[np.ndarray
     tiles = detections.tiles
     warnings = []
     for patch in patches.groups():
+        if len(patch) < PATCH:
+            continue
         read = [tiles[i] for i in patch]
         excess = box.excess(read)
         if sum(count - box.count(t) for t, count in excess.items()) < SURPLUS:

@@ -187,8 +187,10 @@ class TableReader:
         table and the photo's colours be checked; without it every group is a table set.
         """
         o = self.options
-        keep, printed = printed_matter(detections, o.rules.box)
-        if not keep.all():
+        colours = colour_warnings(image, detections.quads) if image is not None else []
+        # a grey-scale photo reads every 7 of a group as K7: tiles of one colour prove nothing there
+        keep, printed = printed_matter(detections, o.rules.box) if not colours else (None, [])
+        if keep is not None and not keep.all():
             detections = detections[keep]
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
         as_read = detections.tiles
@@ -214,7 +216,7 @@ class TableReader:
                          for part in self._split(read, flat[order], indices)]
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
-        warnings = printed + (colour_warnings(image, read.quads) if image is not None else [])
+        warnings = printed + colours
         return TableReading(read, sets, total, found, warnings)
 
     def _in_context(self, detections: TileDetections, groups: list[Group]) -> TileDetections:
