@@ -29,7 +29,7 @@ def printed_matter(detections: TileDetections, box: TileSet) -> tuple[np.ndarray
     """(which finds to keep, a warning per patch left out) for the finds of one photo."""
     n = len(detections)
     keep = np.ones(n, bool)
-    if n <= box.copies + SURPLUS:
+    if n < PATCH:
         return keep, []
     f = tile_frames(detections.quads)
     extent = np.maximum(f.heights, f.widths)

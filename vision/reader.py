@@ -185,6 +185,8 @@ class TableReader:
 
         ``image`` (the photo they were found in) lets racks be told from the
         table and the photo's colours be checked; without it every group is a table set.
+        Finds the box cannot hold (``vision.box``) are left out first, unless the
+        photo's colours cannot be trusted.
         """
         o = self.options
         colours = colour_warnings(image, detections.quads) if image is not None else []
