@@ -108,6 +108,29 @@ def test_an_outline_two_tiles_wide_is_offered_as_two_tiles(degrees):
     assert wide_outlines(row(6, degrees))[0] == []
 
 
+def test_an_outline_two_far_tiles_wide_is_offered_where_near_tiles_are_bigger():
+    """A photo taken at a slant: the far row's tiles are half the size of the near rows', so a pair of
+    far tiles outlined as one is two of the tiles round it wide, though hardly wider than a near tile."""
+    near = np.concatenate([row(6, 0, centre=(200.0, 200.0)), row(6, 0, centre=(200.0, 245.0))])
+    far = np.array([200.0, 100.0]) + (row(6, 0, centre=(200.0, 100.0)) - np.array([200.0, 100.0])) * 0.55
+    merged = np.array([far[2][0], far[3][1], far[3][2], far[2][3]], np.float32)
+    outlines = np.concatenate([near, far[[0, 1]], merged[None], far[[4, 5]]])
+    wide, _ = wide_outlines(outlines)
+    assert wide == [len(near) + 2]
+
+
+def test_a_two_digit_tile_cut_into_its_two_digits_stays_one_tile():
+    from rules.tiles import Tile
+    from vision.model import _digits_of
+
+    def digits(whole, a, b):
+        return _digits_of(*(Tile.parse(c).index for c in (whole, a, b)))
+
+    assert digits("O13", "O1", "O3") and digits("R11", "R1", "R1") and digits("B12", "B2", "B1")
+    assert not digits("O13", "O1", "O2") and not digits("O12", "O1", "R2") and not digits("K8", "K1", "K8")
+    assert not digits("J", "K1", "K3") and not digits("K10", "K1", "K10")
+
+
 @pytest.fixture(scope="module")
 def model():
     from vision.model import TileModel

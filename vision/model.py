@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
+from rules.tiles import JOKER_INDEX
 from vision.crops import order_upright, turn_upright, warp_crop
 from vision.geometry import FACE_ASPECT
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
@@ -382,7 +383,7 @@ class TileModel:
         drop = []
         for k, i in enumerate(wide):
             a, b = len(places) + 2 * k, len(places) + 2 * k + 1
-            if sure[a] and sure[b]:
+            if sure[a] and sure[b] and not _digits_of(int(found.class_ids[i]), int(ids[a]), int(ids[b])):
                 add += [a, b]
                 drop.append(i)
         if not add:
@@ -391,6 +392,15 @@ class TileModel:
         add = np.array(add, dtype=np.int64)
         return TileDetections.concat([found[keep], TileDetections(quads[add], ids[add], scores[add],
                                                                   probs=probs[add, :self.reject])])
+
+
+def _digits_of(whole: int, a: int, b: int) -> bool:
+    """The two halves read the two digits of the whole outline's two-digit tile (O13 cut into O1 and
+    O3): one tile outlined wide, not two tiles outlined as one."""
+    if JOKER_INDEX in (whole, a, b) or not (whole // 13 == a // 13 == b // 13):
+        return False
+    number = whole % 13 + 1
+    return number > 10 and sorted((a % 13 + 1, b % 13 + 1)) == sorted((1, number - 10))
 
 
 def _odd_turns(quads: np.ndarray, ratio: np.ndarray, tile: np.ndarray) -> np.ndarray:

@@ -31,7 +31,8 @@ APART = 0.6  # a place's centre lies at least this share of a found tile's width
 MAX_RUN = 6  # at most this many missed tiles side by side in one uncovered region
 DETAIL = 12.0  # map pixels across a tile's width that are enough to cut the uncovered face into tiles
 BESIDE = 0.3  # mean face probability over a place beside a tile that is worth a look
-WIDE = 1.7  # an outline this many tile widths wide (of the photo's usual tile) may be two tiles
+WIDE = 1.7  # an outline this many tile widths wide (of the usual tile round it) may be two tiles
+NEIGHBOURS = 4  # the tiles nearest an outline that say how big a tile is there
 
 
 def _frame_near(frames, point: np.ndarray) -> int:
@@ -152,17 +153,20 @@ def _clear_of(centres: np.ndarray, f) -> np.ndarray:
 def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
     """(indices of outlines about two tiles wide, the two tile-sized halves of each, in pairs).
 
-    The usual tile is the photo's median; an outline at least ``WIDE`` usual
-    widths along one side, about one tile height the other way and at least
-    half again a tile's area is cut across its long side into two tiles.
+    The usual tile is the median of the ``NEIGHBOURS`` tiles nearest the
+    outline (a photo taken at a slant shows far tiles smaller than near ones);
+    an outline at least ``WIDE`` usual widths along one side, about one tile
+    height the other way and at least half again a tile's area is cut across
+    its long side into two tiles.
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) < 3:
         return [], []
     f = tile_frames(q)
-    w, h = float(np.median(f.widths)), float(np.median(f.heights))
     wide, halves = [], []
     for i in range(len(q)):
+        near = np.argsort(np.linalg.norm(f.centers - f.centers[i], axis=1))[1:NEIGHBOURS + 1]
+        w, h = float(np.median(f.widths[near])), float(np.median(f.heights[near]))
         rect = cv2.minAreaRect(q[i].astype(np.float32))
         (cx, cy), (rw, rh), angle = rect
         long_side, short_side = max(rw, rh), min(rw, rh)
