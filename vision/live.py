@@ -51,7 +51,8 @@ class TableState:
     set_status: (S,) int8, each group's status under the rules the reader
         follows, an index into :data:`SET_STATUS` (valid, invalid, unsure, rack).
     set_group: (S,) int8, each group's kind, an index into :data:`GROUP_KINDS` (table, rack).
-    warnings: what makes the photo's colours doubtful, in plain words (``TableReading.warnings``).
+    warnings: what makes the photo's colours doubtful, and printed numbers left out, in plain words
+        (``TableReading.warnings``).
     version: bumps only when the stable table really changed.
     stable: False while hands move over the table.
     camera_ok / camera_error: frames are coming in / what went wrong (a
