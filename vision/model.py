@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
-from rules.tiles import JOKER_INDEX
+from rules.tiles import Tile
 from vision.crops import order_upright, turn_upright, warp_crop
 from vision.geometry import FACE_ASPECT
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
@@ -397,10 +397,10 @@ class TileModel:
 def _digits_of(whole: int, a: int, b: int) -> bool:
     """The two halves read the two digits of the whole outline's two-digit tile (O13 cut into O1 and
     O3): one tile outlined wide, not two tiles outlined as one."""
-    if JOKER_INDEX in (whole, a, b) or not (whole // 13 == a // 13 == b // 13):
+    whole_tile, a_tile, b_tile = (Tile.from_index(i) for i in (whole, a, b))
+    if any(t.is_joker for t in (whole_tile, a_tile, b_tile)) or not whole_tile.color == a_tile.color == b_tile.color:
         return False
-    number = whole % 13 + 1
-    return number > 10 and sorted((a % 13 + 1, b % 13 + 1)) == sorted((1, number - 10))
+    return whole_tile.number > 10 and sorted((a_tile.number, b_tile.number)) == [1, whole_tile.number - 10]
 
 
 def _odd_turns(quads: np.ndarray, ratio: np.ndarray, tile: np.ndarray) -> np.ndarray:

@@ -190,9 +190,9 @@ class TableReader:
         """
         o = self.options
         colours = colour_warnings(image, detections.quads) if image is not None else []
-        # a grey-scale photo reads every 7 of a group as K7: tiles of one colour prove nothing there
-        keep, printed = printed_matter(detections, o.rules.box) if not colours else (None, [])
-        if keep is not None and not keep.all():
+        printed: list[str] = []
+        if not colours:  # a grey-scale photo reads every 7 of a group as K7: one colour proves nothing there
+            keep, printed = printed_matter(detections, o.rules.box)
             detections = detections[keep]
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
         as_read = detections.tiles

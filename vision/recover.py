@@ -163,10 +163,12 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
     if len(q) < 3:
         return [], []
     f = tile_frames(q)
+    dist = np.linalg.norm(f.centers[:, None] - f.centers[None], axis=2)
+    near = np.argsort(dist, axis=1)[:, 1:NEIGHBOURS + 1]  # each outline's nearest others (itself first)
+    usual_w, usual_h = np.median(f.widths[near], axis=1), np.median(f.heights[near], axis=1)
     wide, halves = [], []
     for i in range(len(q)):
-        near = np.argsort(np.linalg.norm(f.centers - f.centers[i], axis=1))[1:NEIGHBOURS + 1]
-        w, h = float(np.median(f.widths[near])), float(np.median(f.heights[near]))
+        w, h = float(usual_w[i]), float(usual_h[i])
         rect = cv2.minAreaRect(q[i].astype(np.float32))
         (cx, cy), (rw, rh), angle = rect
         long_side, short_side = max(rw, rh), min(rw, rh)
