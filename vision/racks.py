@@ -41,7 +41,7 @@ THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels
 
 def rack_rows(quads: np.ndarray, image: np.ndarray,
               in_sets: Callable[[list[int]], int] | None = None) -> list[list[int]]:
-    """Tile indices of each rack row found, each row in left-to-right order.
+    """Tile indices of each rack row found, top row first, each row in left-to-right order.
 
     ``in_sets(row)`` (tiles left to right) says how many of a row's tiles can
     be in valid sets as they lie.  Two or more rows of at least SHUFFLED
@@ -75,7 +75,9 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
         shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED and 2 * laid(row) < len(row)]
         found += [row for row in shuffled
                   if any(_same_rack(row, other, f) for other in shuffled + found if other is not row)]
-    return [_in_order(row, f, q) for row in _with_strays(found, f)]
+    rows = [_in_order(row, f, q) for row in _with_strays(found, f)]
+    down = np.array([-level[1], level[0]]) * (1.0 if level[0] >= 0 else -1.0)  # across the racks, image-down
+    return sorted(rows, key=lambda row: float(f.centers[row].mean(axis=0) @ down))  # top row first, as typed
 
 
 def _with_strays(rows: list[list[int]], f) -> list[list[int]]:
