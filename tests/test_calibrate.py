@@ -140,6 +140,65 @@ def test_a_mismatched_tiles_list_is_reported_clearly(tmp_path):
     assert "typed 8 tiles but found 7" in done.stderr and "could not place" in done.stderr
 
 
+def rows_drawing(text: str, seed: int = 3):
+    rows = [[t.index for t in parse_tiles(row)] for row in text.split("|")]
+    return rows_photo(np.random.default_rng(seed), rows, UNSEEN, size=(900, 600))
+
+
+def placed_right(place, drawn) -> int:
+    """How many placed tiles lie on the tile they were placed as."""
+    right = 0
+    for index, quad in zip(place.indices, place.quads):
+        nearest = int(np.argmin([np.linalg.norm(q.mean(axis=0) - quad.mean(axis=0)) for q in drawn.quads]))
+        right += drawn.indices[nearest] == index
+    return right
+
+
+@pytest.mark.parametrize("typed", ["B7 O7 K7 J | R1 R2 R3 R4",  # the bottom row first
+                                   "R1 R2 R3 R4 B7 O7 K7 J",    # both rows in one run, no "|"
+                                   "B7 O7 K7 J R1 R2 R3 R4"])   # ... bottom row first
+def test_rows_typed_in_another_order_are_placed_where_they_lie(model, typed):
+    drawn = rows_drawing("R1 R2 R3 R4 | B7 O7 K7 J")
+    place = place_typed(model, drawn.image, parse_typed(typed), "rack")
+    assert len(place.indices) == 8 and placed_right(place, drawn) == 8
+    reordered = any("another order of rows" in p for p in place.problems)
+    assert reordered == typed.startswith("B7")
+
+
+def test_sets_typed_as_they_lie_on_a_table_at_any_angle_are_placed(model):
+    """Sets at 90, 180 and 270 degrees, typed as a player reads them (sample_images/turned_table.jpg)."""
+    from vision.images import load_image
+    from vision.reader import ReaderOptions, TableReader
+    from rules.options import find_variant
+
+    image = load_image(Path(__file__).resolve().parents[1] / "sample_images" / "turned_table.jpg")
+    place = place_typed(model, image, parse_typed("K1 K2 K3 K4 | O4 O5 O6 O7 | R11 R12 R13 | B8 K8 R8"), "table")
+    assert len(place.indices) == 14 and not any("colour" in p for p in place.problems)
+    reading = TableReader(model, ReaderOptions(rules=find_variant("sabra"))).read(image)
+    d = reading.detections
+    for index, quad in zip(place.indices, place.quads):
+        k = int(np.argmin(np.linalg.norm(d.centers - quad.mean(axis=0), axis=1)))
+        assert int(d.class_ids[k]) == index
+
+
+def test_tiles_typed_for_another_photo_teach_nothing(tmp_path, model):
+    drawn = rows_drawing("R1 R2 R3 R4 | B7 O7 K7")
+    place = place_typed(model, drawn.image, parse_typed("K1 K2 K3 K4 | O9 O10 O11"), "rack")
+    assert not place.indices and any("do not match this photo" in p for p in place.problems)
+    photo = tmp_path / "rack.png"
+    cv2.imwrite(str(photo), drawn.image)
+    done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo), "--tiles", "K1 K2 K3 K4 | O9 O10 O11")
+    assert done.returncode != 0 and "do not match this photo" in done.stderr
+    assert not (tmp_path / "p.npz").exists()
+
+
+def test_a_tile_typed_in_the_wrong_colour_is_named(model):
+    drawn = rows_drawing("R1 R2 R3 R4 | B7 O7 K7")
+    place = place_typed(model, drawn.image, parse_typed("R1 R2 R3 R4 | B7 O7 B8"), "rack")
+    assert len(place.indices) == 7
+    assert any("read in another colour: B8 at" in p for p in place.problems)
+
+
 def test_calibrate_usage_errors_name_the_problem(tmp_path):
     photo = typed_photo(tmp_path, "R1 R2 R3")
     done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo))

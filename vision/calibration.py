@@ -9,7 +9,11 @@ Three ways to say which tiles a photo shows:
 - a YOLO-format folder of labelled photos.
 
 Found tiles are matched to the typed ones in reading order (a sequence
-alignment, so a missed or extra tile costs one tile, not the whole row);
+alignment, so a missed or extra tile costs one tile, not the whole row).
+Rows typed in another order than they lie (a rack's bottom row first) are
+matched to the photo's rows by what the classifier reads there, and a photo
+whose placed tiles mostly show other colours than typed teaches nothing:
+a profile learned from a wrong list would misread the whole box.  Then
 crops of every placed tile, jittered and turned, and crops of what is *not* a
 tile (between two tiles, beside them) train the profile's face layer
 (:func:`vision.profile.fit_face_layer`).
@@ -18,12 +22,14 @@ tile (between two tiles, beside them) train the profile's face layer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import permutations
 
 import cv2
 import numpy as np
 
 from rules.tiles import JOKER_INDEX, NotationError, Tile, parse_table
 from vision.crops import rotate_half_turn, turn_upright, warp_crop
+from vision.geometry import from_above, group_lines
 from vision.profile import TileProfile, balanced_weights, fit_face_layer, softmax
 
 LAYOUT: tuple[tuple[int, ...], ...] = tuple(tuple(range(c * 13, c * 13 + 13)) for c in range(4)) + (
@@ -33,6 +39,9 @@ LAYOUT_TEXT = " | ".join(" ".join(Tile.from_index(i).code for i in row) for row 
 AUGMENT = 16       # jittered copies of each placed tile (each also read turned half a turn)
 BANK_SHARE = 1.0   # weight of the classifier's own training crops against the new box's, when shipped
 SKIP = -4.0        # alignment score of leaving a tile unplaced (a typed one not found, or a found one not typed)
+MOST_ROWS = 7      # rows typed apart are matched to the photo's rows in any order up to this many rows (7! orders)
+MOST_RUN_ON = 4    # tiles typed in one run are matched to the photo's rows in any order up to this many rows
+OFF_COLOUR = 0.2   # a placed tile whose typed colour the classifier gives less than this shows another colour
 
 
 class CalibrationError(ValueError):
@@ -119,6 +128,11 @@ def align(scores: np.ndarray) -> list[tuple[int, int]]:
     Needleman-Wunsch: each pair scores ``scores[i, j]``, each tile left out
     on either side :data:`SKIP`. Returns the matched (found, typed) pairs.
     """
+    return _alignment(scores)[0]
+
+
+def _alignment(scores: np.ndarray) -> tuple[list[tuple[int, int]], float]:
+    """:func:`align`'s pairs and the matching's total score."""
     n, m = scores.shape
     best = np.full((n + 1, m + 1), -np.inf)
     best[0, :] = SKIP * np.arange(m + 1)
@@ -135,16 +149,63 @@ def align(scores: np.ndarray) -> list[tuple[int, int]]:
             i -= 1
         else:
             j -= 1
-    return pairs[::-1]
+    return pairs[::-1], float(best[n, m])
+
+
+def colour_odds(probs: np.ndarray) -> np.ndarray:
+    """(N, 5): how likely each found tile is black, blue, orange, red or a joker."""
+    return np.stack([probs[:, c * 13:(c + 1) * 13].sum(axis=1) for c in range(4)] + [probs[:, JOKER_INDEX]], 1)
+
+
+def _colour_of(indices) -> np.ndarray:
+    indices = np.asarray(indices)
+    return np.where(indices == JOKER_INDEX, 4, indices // 13)
+
+
+def arrange(rows: list[list[int]], groups: list[list[int]], probs: np.ndarray, either_way: bool = False
+            ) -> tuple[list[tuple[list[int], list[int]]], list[int], float]:
+    """(found tiles and the typed tiles to match them to, the photo's rows in the order used, fit).
+
+    A group typed per row is matched row by row; otherwise the rows are read
+    one after another and matched to all typed tiles at once.  Players type
+    a rack's rows in any order (the one nearest them first), so every order of
+    up to :data:`MOST_ROWS` rows (:data:`MOST_RUN_ON` read one after another)
+    is weighed by how well the tiles read there match the typed ones; the
+    order the photo shows (top to bottom) wins ties.  With ``either_way``
+    (sets found on a table, each in the order its tiles face) a set may also
+    be read from its other end.
+    """
+    if either_way:
+        turned = [row[::-1] for row in rows]
+        for k, (row, back) in enumerate(zip(rows, turned)):
+            if _best_fit(probs, back, groups) > _best_fit(probs, row, groups):
+                rows = rows[:k] + [back] + rows[k + 1:]
+    n = len(rows)
+    straight = tuple(range(n))
+    typed = [i for g in groups for i in g]
+    by_row = len(groups) == n and n > 1
+    if by_row:
+        fit = np.array([[_alignment(match_scores(probs[row], group))[1] for row in rows] for group in groups])
+        score = lambda order: float(fit[np.arange(n), order].sum())  # noqa: E731
+    else:
+        score = lambda order: _alignment(match_scores(probs[[i for k in order for i in rows[k]]], typed))[1]  # noqa: E731
+    orders = permutations(straight) if n <= (MOST_ROWS if by_row else MOST_RUN_ON) else [straight]
+    order = max(orders, key=lambda o: (round(score(o), 6), o == straight))
+    if by_row:
+        return [(rows[r], group) for r, group in zip(order, groups)], list(order), score(order)
+    return [([i for r in order for i in rows[r]], typed)], list(order), score(order)
+
+
+def _best_fit(probs: np.ndarray, row: list[int], groups: list[list[int]]) -> float:
+    """How well a row of found tiles fits the typed group it fits best."""
+    return max(_alignment(match_scores(probs[row], group))[1] for group in groups)
 
 
 def match_scores(probs: np.ndarray, typed: list[int]) -> np.ndarray:
     """How well each found tile fits each typed one: mostly its colour (read well even on a box
     never seen), partly its face; never so low that a typed order is overruled by a poor reading."""
-    colour = np.stack([probs[:, c * 13:(c + 1) * 13].sum(axis=1) for c in range(4)] + [probs[:, JOKER_INDEX]], 1)
     typed = np.asarray(typed)
-    colour_of = np.where(typed == JOKER_INDEX, 4, typed // 13)
-    return np.log(0.1 + colour[:, colour_of]) + 0.5 * np.log(0.1 + probs[:, typed])
+    return np.log(0.1 + colour_odds(probs)[:, _colour_of(typed)]) + 0.5 * np.log(0.1 + probs[:, typed])
 
 
 def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) -> Placement:
@@ -157,21 +218,32 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
         return place
     quads, probs, upside_down = model.classify_outlines(image, quads)
     rows, quads = reading_rows(quads, upside_down, len(groups))
+    ways = [(rows, arrange(rows, groups, probs))]
+    if len(groups) == 1:  # typed in one run: the rows may be a rack's, read one after another
+        as_laid, _ = reading_rows(quads, np.zeros(len(quads)))
+        ways.append((as_laid, arrange(as_laid, groups, probs)))
+    # sets typed as they lie on the table, at any angle: the sets the reader finds, in its reading order
+    sets = group_lines(from_above(quads))
+    ways.append((sets, arrange(sets, groups, probs, either_way=True)))
+    # the best fit; of equal ones, one that takes the rows or sets in the order the photo shows them
+    rows, (jobs, order, _fit) = max(ways, key=lambda w: (round(w[1][2], 6), w[1][1] == sorted(w[1][1])))
     if len(quads) != len(typed):
         place.problems.append(f"{source}: typed {len(typed)} tiles but found {len(quads)} in the photo "
                               f"({len(rows)} row{'s' * (len(rows) != 1)}); matching them in reading order")
-    # rows typed as rows: match row by row; otherwise the whole reading order at once
-    if len(groups) == len(rows) and len(groups) > 1:
-        jobs = list(zip(rows, groups))
-    else:
-        jobs = [([i for r in rows for i in r], typed)]
+    if order != sorted(order):
+        place.problems.append(f"{source}: the tiles were typed in another order of rows or sets than the photo shows "
+                              f"(top to bottom); matched as typed: "
+                              + ", ".join(f"{r + 1} from the top" for r in order))
+    colour_seen = []  # per placed tile: how likely the classifier finds the typed colour there
     for found, wanted in jobs:
         pairs = align(match_scores(probs[found], wanted))
         matched_found = {a for a, _ in pairs}
         matched_typed = {b for _, b in pairs}
+        odds = colour_odds(probs[found])
         for a, b in pairs:
             place.indices.append(int(wanted[b]))
             place.quads.append(quads[found[a]])
+            colour_seen.append(float(odds[a, _colour_of(wanted[b])]))
         for b, index in enumerate(wanted):
             if b not in matched_typed:
                 place.problems.append(f"{source}: could not place {Tile.from_index(index).code} "
@@ -184,6 +256,17 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
             more = f" and {len(described) - 5} more" if len(described) > 5 else ""
             place.problems.append(f"{source}: {len(extra)} tile{'s' * (len(extra) != 1)} found but not typed, "
                                   f"left out: {', '.join(described[:5])}{more}")
+    off = [k for k, seen in enumerate(colour_seen) if seen < OFF_COLOUR]
+    if off and 2 * len(off) > len(colour_seen):
+        place.problems.append(f"{source}: {len(off)} of the {len(colour_seen)} tiles placed show another colour "
+                              f"than typed, so the typed tiles do not match this photo (rows top to bottom, each "
+                              f"left to right); nothing learned from it")
+        place.others += place.quads
+        place.indices, place.quads = [], []
+    elif off:
+        place.problems.append(f"{source}: placed but read in another colour: " + ", ".join(
+            f"{Tile.from_index(place.indices[k]).code} at ({place.quads[k].mean(axis=0)[0]:.0f}, "
+            f"{place.quads[k].mean(axis=0)[1]:.0f})" for k in off[:5]) + (f" and {len(off) - 5} more" if len(off) > 5 else ""))
     return place
 
 
