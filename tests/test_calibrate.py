@@ -196,7 +196,7 @@ def test_a_tile_typed_in_the_wrong_colour_is_named(model):
     drawn = rows_drawing("R1 R2 R3 R4 | B7 O7 K7")
     place = place_typed(model, drawn.image, parse_typed("R1 R2 R3 R4 | B7 O7 B8"), "rack")
     assert len(place.indices) == 7
-    assert any("read in another colour: B8 at" in p for p in place.problems)
+    assert any("read in another colour (learned as typed): B8 at" in p and "read as K7" in p for p in place.problems)
 
 
 def test_calibrate_usage_errors_name_the_problem(tmp_path):

@@ -234,7 +234,7 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
         place.problems.append(f"{source}: the tiles were typed in another order of rows or sets than the photo shows "
                               f"(top to bottom); matched as typed: "
                               + ", ".join(f"{r + 1} from the top" for r in order))
-    colour_seen = []  # per placed tile: how likely the classifier finds the typed colour there
+    colour_seen, seen_as = [], []  # per placed tile: how likely the typed colour is there, the tile read there
     for found, wanted in jobs:
         pairs = align(match_scores(probs[found], wanted))
         matched_found = {a for a, _ in pairs}
@@ -244,6 +244,7 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
             place.indices.append(int(wanted[b]))
             place.quads.append(quads[found[a]])
             colour_seen.append(float(odds[a, _colour_of(wanted[b])]))
+            seen_as.append(Tile.from_index(int(probs[found[a], :JOKER_INDEX + 1].argmax())).code)
         for b, index in enumerate(wanted):
             if b not in matched_typed:
                 place.problems.append(f"{source}: could not place {Tile.from_index(index).code} "
@@ -264,9 +265,10 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
         place.others += place.quads
         place.indices, place.quads = [], []
     elif off:
-        place.problems.append(f"{source}: placed but read in another colour: " + ", ".join(
+        place.problems.append(f"{source}: placed but read in another colour (learned as typed): " + ", ".join(
             f"{Tile.from_index(place.indices[k]).code} at ({place.quads[k].mean(axis=0)[0]:.0f}, "
-            f"{place.quads[k].mean(axis=0)[1]:.0f})" for k in off[:5]) + (f" and {len(off) - 5} more" if len(off) > 5 else ""))
+            f"{place.quads[k].mean(axis=0)[1]:.0f}) read as {seen_as[k]}" for k in off[:5])
+            + (f" and {len(off) - 5} more" if len(off) > 5 else ""))
     return place
 
 
