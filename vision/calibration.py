@@ -175,11 +175,8 @@ def arrange(rows: list[list[int]], groups: list[list[int]], probs: np.ndarray, e
     (sets found on a table, each in the order its tiles face) a set may also
     be read from its other end.
     """
-    if either_way:
-        turned = [row[::-1] for row in rows]
-        for k, (row, back) in enumerate(zip(rows, turned)):
-            if _best_fit(probs, back, groups) > _best_fit(probs, row, groups):
-                rows = rows[:k] + [back] + rows[k + 1:]
+    if either_way:  # of equal fits, the order the tiles face
+        rows = [max((row, row[::-1]), key=lambda r: _best_fit(probs, r, groups)) for row in rows]
     n = len(rows)
     straight = tuple(range(n))
     typed = [i for g in groups for i in g]
@@ -231,9 +228,9 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
         place.problems.append(f"{source}: typed {len(typed)} tiles but found {len(quads)} in the photo "
                               f"({len(rows)} row{'s' * (len(rows) != 1)}); matching them in reading order")
     if order != sorted(order):
-        place.problems.append(f"{source}: the tiles were typed in another order of rows or sets than the photo shows "
-                              f"(top to bottom); matched as typed: "
-                              + ", ".join(f"{r + 1} from the top" for r in order))
+        place.problems.append(f"{source}: the tiles were typed in another order of rows or sets than the photo "
+                              f"shows them (top to bottom); matched as typed to its rows or sets number "
+                              + ", ".join(str(r + 1) for r in order))
     colour_seen, seen_as = [], []  # per placed tile: how likely the typed colour is there, the tile read there
     for found, wanted in jobs:
         pairs = align(match_scores(probs[found], wanted))

@@ -76,7 +76,7 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
         found += [row for row in shuffled
                   if any(_same_rack(row, other, f) for other in shuffled + found if other is not row)]
     rows = [_in_order(row, f, q) for row in _with_strays(found, f)]
-    down = np.array([-level[1], level[0]]) * (1.0 if level[0] >= 0 else -1.0)  # across the racks, image-down
+    down = np.array([-level[1], level[0]])  # across the racks, towards the image's bottom (level points right)
     return sorted(rows, key=lambda row: float(f.centers[row].mean(axis=0) @ down))  # top row first, as typed
 
 
