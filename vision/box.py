@@ -32,9 +32,8 @@ def printed_matter(detections: TileDetections, box: TileSet) -> tuple[np.ndarray
     if n < PATCH:
         return keep, []
     f = tile_frames(detections.quads)
-    extent = np.maximum(f.heights, f.widths)
-    dist = np.linalg.norm(f.centers[:, None] - f.centers[None], axis=2)
-    touching = dist <= TOUCH * (extent[:, None] + extent[None, :]) / 2
+    extent = f.extents
+    touching = f.distances() <= TOUCH * (extent[:, None] + extent[None, :]) / 2
     patches = Components(n)
     for i, j in zip(*np.nonzero(np.triu(touching, 1))):
         patches.join(int(i), int(j))

@@ -175,14 +175,22 @@ def arrange(rows: list[list[int]], groups: list[list[int]], probs: np.ndarray, e
     (sets found on a table, each in the order its tiles face) a set may also
     be read from its other end.
     """
-    if either_way:  # of equal fits, the order the tiles face
-        rows = [max((row, row[::-1]), key=lambda r: _best_fit(probs, r, groups)) for row in rows]
+    def fits(row: list[int]) -> np.ndarray:  # how well the row matches each typed group
+        return np.array([_alignment(match_scores(probs[row], group))[1] for group in groups])
+
     n = len(rows)
     straight = tuple(range(n))
     typed = [i for g in groups for i in g]
     by_row = len(groups) == n and n > 1
+    if either_way or by_row:
+        rows, table = list(rows), [fits(row) for row in rows]
+    if either_way:
+        for k in range(n):
+            back = fits(rows[k][::-1])
+            if back.max() > table[k].max():  # of equal fits, the order the tiles face
+                rows[k], table[k] = rows[k][::-1], back
     if by_row:
-        fit = np.array([[_alignment(match_scores(probs[row], group))[1] for row in rows] for group in groups])
+        fit = np.array(table).T  # [typed group, photo row]
         score = lambda order: float(fit[np.arange(n), order].sum())  # noqa: E731
     else:
         score = lambda order: _alignment(match_scores(probs[[i for k in order for i in rows[k]]], typed))[1]  # noqa: E731
@@ -191,11 +199,6 @@ def arrange(rows: list[list[int]], groups: list[list[int]], probs: np.ndarray, e
     if by_row:
         return [(rows[r], group) for r, group in zip(order, groups)], list(order), score(order)
     return [([i for r in order for i in rows[r]], typed)], list(order), score(order)
-
-
-def _best_fit(probs: np.ndarray, row: list[int], groups: list[list[int]]) -> float:
-    """How well a row of found tiles fits the typed group it fits best."""
-    return max(_alignment(match_scores(probs[row], group))[1] for group in groups)
 
 
 def match_scores(probs: np.ndarray, typed: list[int]) -> np.ndarray:

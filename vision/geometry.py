@@ -76,6 +76,16 @@ class TileFrame:
     widths: np.ndarray  # (N,)
     heights: np.ndarray  # (N,)
 
+    @property
+    def extents(self) -> np.ndarray:
+        """(N,) each tile's longer side: its size whichever way its outline was read (a face half
+        hidden by a rack's ledge keeps its width)."""
+        return np.maximum(self.heights, self.widths)
+
+    def distances(self) -> np.ndarray:
+        """(N, N) centre-to-centre distances between every two tiles."""
+        return np.linalg.norm(self.centers[:, None] - self.centers[None], axis=2)
+
 
 def tile_frames(quads: np.ndarray, as_read: bool = False) -> TileFrame:
     """Each tile's own axes and size from its quad (TL, TR, BR, BL of the upright face).

@@ -85,7 +85,7 @@ def _with_strays(rows: list[list[int]], f) -> list[list[int]]:
     an outline read a quarter off): near the row's centre line, within STRAY widths of its ends, about
     as big; a stray taken moves the row's end, so the next one beside it is looked for from there."""
     taken = {t for row in rows for t in row}
-    extent = np.maximum(f.heights, f.widths)
+    extent = f.extents
     out = []
     for row in rows:
         row = list(row)
@@ -175,7 +175,7 @@ def _rows(f) -> list[list[int]]:
     """Tiles on one straight line, parallel, at any spacing up to ROW_REACH widths (union of close pairs)."""
     along, across = (a.T for a in frame_offsets(f, f.centers))  # [i, j]: tile j seen from tile i
     parallel = np.abs(f.x_axes @ f.x_axes.T) >= np.cos(np.deg2rad(ROW_ANGLE))
-    extent = np.maximum(f.heights, f.widths)  # a face half hidden by the ledge keeps its width
+    extent = f.extents
     size = np.maximum(extent[:, None], extent[None, :]) / np.maximum(np.minimum(extent[:, None], extent[None, :]), 1e-9)
     ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
     ok &= ok.T  # each on the line of the other

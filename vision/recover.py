@@ -163,8 +163,7 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
     if len(q) < 3:
         return [], []
     f = tile_frames(q)
-    dist = np.linalg.norm(f.centers[:, None] - f.centers[None], axis=2)
-    near = np.argsort(dist, axis=1)[:, 1:NEIGHBOURS + 1]  # each outline's nearest others (itself first)
+    near = np.argsort(f.distances(), axis=1)[:, 1:NEIGHBOURS + 1]  # each outline's nearest others (itself first)
     usual_w, usual_h = np.median(f.widths[near], axis=1), np.median(f.heights[near], axis=1)
     wide, halves = [], []
     for i in range(len(q)):
