@@ -371,6 +371,39 @@ def test_the_last_two_tiles_of_a_rack_row_askew_and_a_little_off_its_line_stay_i
     assert shown == {("rack", "R1 K5 B9 J O13 O2 K3 B12"), ("rack", "K10 K11 B3 R7 B7 O5 R13 O8")}
 
 
+@pytest.mark.parametrize("where", ["O2", "O5", "R7"])
+def test_a_rack_tile_outlined_as_a_small_diamond_inside_its_face_stays_in_its_row(where):
+    """Where the model outlines a face turned 45 degrees, the square fits inside the upright face: it
+    is smaller than its row's tiles, and reaches farther along the row than an upright one would."""
+    det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"])
+    k = det.codes.index(where)
+    centre, side = det.quads[k].mean(axis=0), 28.0
+    r = side / np.sqrt(2)
+    det.quads[k] = centre + np.array([[0, -r], [r, 0], [0, r], [-r, 0]])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+
+
+def test_a_set_in_line_beyond_a_rack_row_facing_the_other_player_is_not_on_the_rack():
+    """The tiles of a rack all face its owner; a set on the table past the rack's end, laid for the
+    player opposite, lines up with a row but is not in it."""
+    det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"])
+    w = 36.0
+    last = det.quads[det.codes.index("O5")]
+    quads = [last + (w * 1.03 * (4 + k), 0) for k in range(3)]
+    quads = [q[[2, 3, 0, 1]] for q in quads]  # upside down: its top edge is the bottom one on the photo
+    codes = ["R11", "R10", "R9"]  # read by the player opposite: R9 R10 R11 from their left
+    det = TileDetections(np.concatenate([det.quads, np.array(quads)]),
+                         [t.index for t in parse_tiles(" ".join(det.codes + codes))],
+                         np.full(len(det) + 3, 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5"), ("table", "R9 R10 R11")}
+
+
 def test_two_rack_rows_are_one_rack_either_way_round_when_a_ledge_hides_part_of_one():
     """The lower row's faces show 46 px of their 60 above the ledge: each row is the other's partner."""
     rows = ["R1 R7 O13 B11 R2 R12 K4 O5", "K8 O4 O12 R13 B2 R7 O12 B4"]

@@ -31,9 +31,12 @@ NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not
 UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its owner's side or the other
 ROLL = 40.0  # degrees: a photo held this far off level still shows its rack level with the rest of its tiles
 ROLLED = 0.7  # share of a photo's tiles lying along one line for that line to count as its level
-STRAY = 1.5  # a tile askew on a rack row's line is in the row up to this many widths past its ends
+STRAY = 0.5  # a tile askew on a rack row's line is in the row with up to this many widths of board between it and the row
 STRAY_OFFSET = 0.5  # ... this many tile heights off its centre line
 STRAY_SIZE = 1.3  # ... and at most this much bigger or smaller than its tiles
+DIAMOND = 20.0  # degrees: an outline this close to 45 degrees off a row was read inside an upright face ...
+INSCRIBED = 0.5  # ... and may be as small as this share of the row's tiles (a square turned inside a face)
+FACING = 2.0  # tiles farther apart than this many widths are in one rack row only when they face the same way
 ROW_HEIGHTS = 4 / 3  # the taller row of a rack's two is at most this much taller (a ledge hides some of one)
 SHUFFLED = 5  # a row told as a rack's by its tiles (mostly in no set) has at least this many
 THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
@@ -82,24 +85,33 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
 
 def _with_strays(rows: list[list[int]], f) -> list[list[int]]:
     """Each rack row with the tiles on its line that stand askew or turned (a tile set down crooked,
-    an outline read a quarter off): near the row's centre line, within STRAY widths of its ends, about
-    as big; a stray taken moves the row's end, so the next one beside it is looked for from there."""
+    an outline read a quarter off or as a diamond inside its face): near the line through the row's
+    centres, at most STRAY widths of board from its ends, about as big; a stray taken moves the row's
+    end, so the next one beside it is looked for from there."""
     taken = {t for row in rows for t in row}
     extent = f.extents
     out = []
     for row in rows:
         row = list(row)
         x = f.x_axes[row].mean(axis=0)
+        if len(row) >= 3:  # the line through the centres: a rack seen at a slant runs askew to its upright tiles
+            c = f.centers[row]
+            line = np.linalg.svd(c - c.mean(axis=0), full_matrices=False)[2][0]
+            x = line if float(line @ x) >= 0 else -line
         x /= max(np.linalg.norm(x), 1e-9)
         up = np.array([x[1], -x[0]])
         w, h, size = (float(np.median(v[row])) for v in (f.widths, f.heights, extent))
         mid = float(np.median(f.centers[row] @ up))
+        half = 0.5 * (f.widths * np.abs(f.x_axes @ x) + f.heights * np.abs(f.up_axes @ x))  # along the row
+        reach = w / 2 + half + STRAY * w  # centre to centre: a tile turned askew reaches farther
+        turned = np.abs(np.abs(f.x_axes @ x) - np.cos(np.pi / 4)) <= np.sin(np.deg2rad(DIAMOND))
         while True:
             t = f.centers[row] @ x
             strays = [k for k in range(len(f.centers)) if k not in taken
                       and abs(float(f.centers[k] @ up) - mid) <= STRAY_OFFSET * h
-                      and t.min() - STRAY * w <= float(f.centers[k] @ x) <= t.max() + STRAY * w
-                      and max(extent[k], size) <= STRAY_SIZE * min(extent[k], size)]
+                      and t.min() - reach[k] <= float(f.centers[k] @ x) <= t.max() + reach[k]
+                      and (max(extent[k], size) <= STRAY_SIZE * min(extent[k], size)
+                           or turned[k] and size * INSCRIBED <= extent[k] <= size)]
             if not strays:
                 break
             taken.update(strays)
@@ -177,7 +189,8 @@ def _rows(f) -> list[list[int]]:
     parallel = np.abs(f.x_axes @ f.x_axes.T) >= np.cos(np.deg2rad(ROW_ANGLE))
     extent = f.extents
     size = np.maximum(extent[:, None], extent[None, :]) / np.maximum(np.minimum(extent[:, None], extent[None, :]), 1e-9)
-    ok = parallel & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
+    facing = (f.up_axes @ f.up_axes.T > 0) | (along <= FACING)  # a set beyond a rack's end may face anyone
+    ok = parallel & facing & (across <= ROW_OFFSET) & (along <= ROW_REACH) & (size <= 1.3)
     ok &= ok.T  # each on the line of the other
     rows = Components(len(f.centers))
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
