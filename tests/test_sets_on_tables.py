@@ -437,6 +437,24 @@ def test_the_rows_of_a_rack_seen_slanted_with_level_tiles_are_not_run_together()
     assert shown == {("rack", rows[0]), ("rack", rows[1])}
 
 
+def test_a_short_row_under_the_far_end_of_a_slanted_rack_is_the_same_rack():
+    """A rack photographed from its side: each face level, each row rising 15 degrees; the lower row
+    holds fewer tiles, pushed to the far end, so the rows' middles lie at different heights."""
+    rows = [("R1 K5 B9 J O13 O2 K3 B12", 0), ("K10 K11 B3 R7 B7 O5", 7)]
+    h, w = 48.0, 36.0
+    quads, codes = [], []
+    for r, (row, start) in enumerate(rows):
+        for k, code in enumerate(row.split(), start):
+            x = 150 + k * w * 1.03
+            y = 400 + r * 1.3 * h / np.cos(np.radians(15)) - k * w * 1.03 * np.tan(np.radians(15))
+            quads.append([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+            codes.append(code)
+    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
+    shown = {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
+    assert shown == {("rack", rows[0][0]), ("rack", rows[1][0])}
+
+
 def board_photo(rows: list[str]):
     """Rows of white faces on a dark band across a light table: what a rack's board looks like."""
     import cv2

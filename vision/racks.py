@@ -93,13 +93,7 @@ def _with_strays(rows: list[list[int]], f) -> list[list[int]]:
     out = []
     for row in rows:
         row = list(row)
-        x = f.x_axes[row].mean(axis=0)
-        if len(row) >= 3:  # the line through the centres: a rack seen at a slant runs askew to its upright tiles
-            c = f.centers[row]
-            line = np.linalg.svd(c - c.mean(axis=0), full_matrices=False)[2][0]
-            x = line if float(line @ x) >= 0 else -line
-        x /= max(np.linalg.norm(x), 1e-9)
-        up = np.array([x[1], -x[0]])
+        x, up = _line(row, f)
         w, h, size = (float(np.median(v[row])) for v in (f.widths, f.heights, extent))
         mid = float(np.median(f.centers[row] @ up))
         half = 0.5 * (f.widths * np.abs(f.x_axes @ x) + f.heights * np.abs(f.up_axes @ x))  # along the row
@@ -154,6 +148,18 @@ def _level(f) -> np.ndarray:
     return np.array([1.0, 0.0])
 
 
+def _line(row: list[int], f) -> tuple[np.ndarray, np.ndarray]:
+    """(along, across) unit axes of a row: the line through its centres where three or more tiles
+    show it (a rack seen at a slant runs askew to its upright tiles), else its tiles' own x axis."""
+    x = f.x_axes[row].mean(axis=0)
+    if len(row) >= 3:
+        c = f.centers[row]
+        line = np.linalg.svd(c - c.mean(axis=0), full_matrices=False)[2][0]
+        x = line if float(line @ x) >= 0 else -line
+    x = x / max(np.linalg.norm(x), 1e-9)
+    return x, np.array([x[1], -x[0]])
+
+
 def _same_rack(row: list[int], other: list[int], f) -> bool:
     """``row`` is the second row of the rack that holds ``other``."""
     x = f.x_axes[other].mean(axis=0)
@@ -161,7 +167,7 @@ def _same_rack(row: list[int], other: list[int], f) -> bool:
     own = f.x_axes[row].mean(axis=0)
     if abs(float(own @ x)) < np.cos(np.deg2rad(ROW_ANGLE)) * np.linalg.norm(own):
         return False  # a rack's rows are parallel
-    up = np.array([x[1], -x[0]])
+    x, up = _line(other, f)
     heights = sorted(float(np.median(f.heights[r])) for r in (row, other))  # the same either way round
     h, w = heights[0], float(np.median(f.widths[other]))
     step = abs(float(np.median(f.centers[row] @ up) - np.median(f.centers[other] @ up))) / h
@@ -201,12 +207,16 @@ def _rows(f) -> list[list[int]]:
 def _straight(row: list[int], f) -> list[list[int]]:
     """A row as one or more straight lines: two rows of a slanted rack, each tile level, may chain
     into one (the end of the lower row level with the start of the upper); the centres then lie
-    on two lines, told apart by the widest gap across the line fitted through them all."""
+    on two lines, told apart by the widest gap across the way each tile's nearest neighbour lies
+    (the rows' own slant; a line fitted through both rows may run level when they overlap little)."""
     if len(row) < 4:
         return [row]
     c = f.centers[row]
-    _, _, axes = np.linalg.svd(c - c.mean(axis=0), full_matrices=False)
-    off = (c - c.mean(axis=0)) @ axes[1]
+    d = np.linalg.norm(c[:, None] - c[None], axis=2) + np.diag(np.full(len(row), np.inf))
+    step = c[np.argmin(d, axis=1)] - c
+    doubled = 2 * np.arctan2(step[:, 1], step[:, 0])  # doubled: a neighbour on either side is the same line
+    slant = 0.5 * float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()))
+    off = (c - c.mean(axis=0)) @ np.array([-np.sin(slant), np.cos(slant)])
     h = float(np.median(f.heights[row]))
     order = np.argsort(off)
     gaps = np.diff(off[order])
