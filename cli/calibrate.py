@@ -91,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
     profile.save(args.out)
+    if profile.info.get("not_learned"):
+        print(f"warning: not learned: {' '.join(profile.info['not_learned'])}: each was placed without the other "
+              "of its colour (a 6 and a 9 are one numeral turned); add a photo that shows both", file=sys.stderr)
     if not args.quiet:
         print(f"{'tile':<5} {'crops':>5} {'before':>7} {'after':>7}  read before -> after")
         for r in reports:

@@ -265,3 +265,42 @@ def test_rows_of_a_rack_seen_from_the_side_are_cut_as_typed():
     assert len(merged) < 3  # what the tiles' own direction gives
     rows, _ = reading_rows(quads, np.zeros(len(quads)), rows_wanted=3)
     assert [[truth[i] for i in row] for row in rows] == [[(r, c) for c in range(n)] for r, n in enumerate((9, 8, 9))]
+
+
+def test_labels_drawn_as_polygons_from_any_corner_are_learned_upright(tmp_path):
+    """A labelling tool's polygon says where a tile lies, not which corner is its top left."""
+    from rules.tiles import Tile
+
+    text = "R1 R2 R3 R4 R5 | B7 O7 K7 J K13"
+    drawn = rows_drawing(text)
+    folder = tmp_path / "labelled"
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    cv2.imwrite(str(folder / "images" / "a.png"), drawn.image)
+    h, w = drawn.image.shape[:2]
+    lines = []
+    for k, (index, quad) in enumerate(zip(drawn.indices, drawn.quads)):
+        corners = np.roll(quad, k % 4 + 1, axis=0)[::-1 if k % 2 else 1]  # any start, either way round
+        lines.append(" ".join([str(index)] + [f"{x / w:.6f} {y / h:.6f}" for x, y in corners]))
+    (folder / "labels" / "a.txt").write_text("\n".join(lines) + "\n")
+    names = "\n".join(f"  - {Tile.from_index(i).code}" for i in range(53))
+    (folder / "data.yaml").write_text(f"names:\n{names}\n")
+    done = calibrate("--out", str(tmp_path / "p.npz"), "--labels", str(folder))
+    assert done.returncode == 0, done.stderr
+    assert "learned 10 tile faces from 10 placed tiles" in done.stdout
+    right = int(done.stdout.split("right face read for ")[1].split(" ->")[0])
+    assert right >= 8, done.stdout  # read as shipped before learning: the crops were upright
+
+
+def test_a_six_or_nine_without_the_other_of_its_colour_is_not_learned(tmp_path, model):
+    from vision.calibration import calibrate as fit
+
+    photo = typed_photo(tmp_path, "O9 R5 K2 | B6 B9 R11")
+    done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo), "--tiles", "O9 R5 K2 | B6 B9 R11")
+    assert done.returncode == 0, done.stderr
+    assert "not learned: O9:" in done.stderr and "a 6 and a 9 are one numeral turned" in done.stderr
+    assert "learned 5 tile faces from 6 placed tiles" in done.stdout
+    assert TileProfile.load(tmp_path / "p.npz").info["not_learned"] == ["O9"]
+    image = cv2.imread(str(typed_photo(tmp_path, "O9 R9")))
+    with pytest.raises(CalibrationError, match="only O9, R9 placed"):
+        fit(model, [place_typed(model, image, parse_typed("O9 R9"), "nines")])

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from rules.tiles import JOKER_INDEX, NotationError, Tile, parse_table
-from vision.crops import rotate_half_turn, turn_upright, warp_crop
+from vision.crops import order_upright, rotate_half_turn, turn_upright, warp_crop
 from vision.geometry import from_above, group_lines
 from vision.profile import TileProfile, balanced_weights, fit_face_layer, softmax
 
@@ -37,7 +37,7 @@ LAYOUT: tuple[tuple[int, ...], ...] = tuple(tuple(range(c * 13, c * 13 + 13)) fo
 LAYOUT_TEXT = " | ".join(" ".join(Tile.from_index(i).code for i in row) for row in LAYOUT)
 
 AUGMENT = 16       # jittered copies of each placed tile (each also read turned half a turn)
-BANK_SHARE = 1.0   # weight of the classifier's own training crops against the new box's, when shipped
+NEW_SHARE = 0.5    # share of a face's weight its crops from the new box take (the rest: the classifier's own)
 SKIP = -4.0        # alignment score of leaving a tile unplaced (a typed one not found, or a found one not typed)
 MOST_ROWS = 7      # rows typed apart are matched to the photo's rows in any order up to this many rows (7! orders)
 MOST_RUN_ON = 4    # tiles typed in one run are matched to the photo's rows in any order up to this many rows
@@ -273,14 +273,18 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
 
 
 def place_labelled(items, source: str) -> list[Placement]:
-    """Placements from a YOLO folder's labelled images (quads and tiles given)."""
+    """Placements from a YOLO folder's labelled images (quads and tiles given).
+
+    Boxes and polygons say where a tile lies, not which way up: those outlines are turned
+    upright (long side up, as the classifier was trained on them); a renderer's outlines
+    come in reading order and are kept as they are."""
     out = []
     for item in items:
         place = Placement(f"{source}/{item.image_path.name}", item.load())
         for quad, index in zip(item.quads, item.class_ids):
             if 0 <= int(index) <= JOKER_INDEX:
                 place.indices.append(int(index))
-                place.quads.append(np.asarray(quad, np.float32))
+                place.quads.append(np.asarray(quad if item.ordered else order_upright(quad), np.float32))
         out.append(place)
     return out
 
@@ -385,16 +389,21 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
         raise CalibrationError("this classifier has no 'features' output; export it again")
     rng = np.random.default_rng(seed)
     crops, labels, plain = training_crops(model, places, rng)
+    lone = _lone_turned(labels)
+    if lone:
+        keep = ~np.isin(labels, lone)
+        crops, labels, plain = crops[keep], labels[keep], plain[keep]
+        if not plain.any():
+            raise CalibrationError(f"only {', '.join(_codes(lone))} placed, each without its other of the same colour "
+                                   "(a 6 and a 9 are one numeral turned): nothing to learn from")
     features = crop_features(model, crops)
     w0, b0 = model.face_layer()
     bank = model.feature_bank()
     if bank is None:
         weight, bias = fit_face_layer(features, labels, w0, b0, pull=pull)
-    else:  # the new box and, as much again, crops of every kind the classifier trained on
-        classes = w0.shape[0]
-        weights = np.concatenate([balanced_weights(labels, classes), balanced_weights(bank[1], classes, BANK_SHARE)])
+    else:  # the new box and crops of every kind the classifier trained on
         weight, bias = fit_face_layer(np.concatenate([features, bank[0]]), np.concatenate([labels, bank[1]]),
-                                      w0, b0, pull=pull, sample_weights=weights / weights.sum())
+                                      w0, b0, pull=pull, sample_weights=_even_prior(labels, bank[1], w0.shape[0]))
     plain_idx = np.nonzero(plain)[0]  # the unjittered crops: what the tiles look like in these photos
     before = softmax(features[plain_idx] @ w0.T + b0)
     after = softmax(features[plain_idx] @ weight.T + bias)
@@ -407,12 +416,47 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
                                   _most_read(before[rows]), _most_read(after[rows])))
     info = {
         "sources": [p.source for p in places],
+        "not_learned": _codes(lone),
         "tiles_placed": placed,
         "crops": int(len(labels)),
         "pull": pull,
         "tiles": [r.__dict__ for r in reports],
     }
     return TileProfile(weight, bias, model.classifier_id, info), reports
+
+
+def _lone_turned(labels: np.ndarray) -> list[int]:
+    """The 6s and 9s placed without the other of their colour: they are not learned.
+
+    Both ways up, a 6 is a 9 turned; only a mark tells them apart. Taught one
+    alone, the face layer learns the numeral and reads the other as it too
+    (rendered modern racks: three photos with an O9 and no O6 turned the shipped
+    two O6 -> O9 misreadings into seven)."""
+    present = {int(t) for t in labels if int(t) < JOKER_INDEX}
+    lone = []
+    for index in sorted(present):
+        tile = Tile.from_index(index)
+        if tile.number in (6, 9) and Tile(tile.color, 15 - tile.number).index not in present:
+            lone.append(index)
+    return lone
+
+
+def _codes(indices: list[int]) -> list[str]:
+    return [Tile.from_index(i).code for i in indices]
+
+
+def _even_prior(labels: np.ndarray, bank: np.ndarray, classes: int) -> np.ndarray:
+    """Sample weights for the new box's crops then the bank's: every class weighs the same in all,
+    and a class the new box shows takes NEW_SHARE of its weight from the new box's crops.
+
+    A few photos show some faces and not others; weighing the faces shown on top of the bank
+    would make them likelier everywhere than the faces not shown."""
+    seen = np.bincount(labels, minlength=classes) > 0
+    new = balanced_weights(labels, classes, float(seen.sum()) * NEW_SHARE)
+    held = np.bincount(bank, minlength=classes) > 0
+    old = balanced_weights(bank, classes, float(held.sum())) * np.where(seen[bank], 1 - NEW_SHARE, 1.0)
+    weights = np.concatenate([new, old])
+    return weights / weights.sum()
 
 
 def _most_read(probs: np.ndarray) -> str:
