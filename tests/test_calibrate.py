@@ -304,3 +304,32 @@ def test_a_six_or_nine_without_the_other_of_its_colour_is_not_learned(tmp_path, 
     image = cv2.imread(str(typed_photo(tmp_path, "O9 R9")))
     with pytest.raises(CalibrationError, match="only O9, R9 placed"):
         fit(model, [place_typed(model, image, parse_typed("O9 R9"), "nines")])
+
+
+def test_lone_sixes_and_nines_are_learned_only_for_a_box_the_reader_reads_badly(model, monkeypatch):
+    """A box the shipped layer reads: its lone O9 is left out. A box it misreads (its faces read as
+    other tiles): the lone O9 is learned with the rest, and said to be learned alone."""
+    import vision.calibration as calibration
+
+    drawn = rows_drawing("O9 R5 K2 | B6 B9 R11")
+    place = place_typed(model, drawn.image, parse_typed("O9 R5 K2 | B6 B9 R11"), "rack")
+    profile, reports = calibration.calibrate(model, [place])
+    assert profile.info["not_learned"] == ["O9"] and profile.info["learned_alone"] == []
+    assert "O9" not in {r.code for r in reports}
+    features = calibration.crop_features
+
+    def misread(model, crops):  # the same crops, read by a layer that takes every face for another
+        out = features(model, crops)
+        return out[:, ::-1].copy()
+
+    monkeypatch.setattr(calibration, "crop_features", misread)
+    assert calibration._read_right(*_shipped_view(model, place, calibration)) < calibration.KNOWN_BOX
+    profile, reports = calibration.calibrate(model, [place])
+    assert profile.info["learned_alone"] == ["O9"] and profile.info["not_learned"] == []
+    assert "O9" in {r.code for r in reports}
+
+
+def _shipped_view(model, place, calibration):
+    crops, labels, plain = calibration.training_crops(model, [place], np.random.default_rng(0))
+    w0, b0 = model.face_layer()
+    return labels, plain, calibration.softmax(calibration.crop_features(model, crops) @ w0.T + b0)

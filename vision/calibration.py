@@ -41,6 +41,7 @@ NEW_SHARE = 0.5    # share of a face's weight its crops from the new box take (t
 SKIP = -4.0        # alignment score of leaving a tile unplaced (a typed one not found, or a found one not typed)
 MOST_ROWS = 7      # rows typed apart are matched to the photo's rows in any order up to this many rows (7! orders)
 MOST_RUN_ON = 4    # tiles typed in one run are matched to the photo's rows in any order up to this many rows
+KNOWN_BOX = 0.8    # a box whose placed faces the shipped layer reads this share of right is one it knows
 OFF_COLOUR = 0.2   # a placed tile whose typed colour the classifier gives less than this shows another colour
 
 
@@ -389,15 +390,16 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
         raise CalibrationError("this classifier has no 'features' output; export it again")
     rng = np.random.default_rng(seed)
     crops, labels, plain = training_crops(model, places, rng)
-    lone = _lone_turned(labels)
-    if lone:
-        keep = ~np.isin(labels, lone)
-        crops, labels, plain = crops[keep], labels[keep], plain[keep]
-        if not plain.any():
-            raise CalibrationError(f"only {', '.join(_codes(lone))} placed, each without its other of the same colour "
-                                   "(a 6 and a 9 are one numeral turned): nothing to learn from")
     features = crop_features(model, crops)
     w0, b0 = model.face_layer()
+    lone = _lone_turned(labels)
+    known = _read_right(labels, plain, softmax(features @ w0.T + b0)) >= KNOWN_BOX
+    if lone and known:  # a box the shipped layer reads: its lone 6s and 9s would lose more than they gain
+        keep = ~np.isin(labels, lone)
+        features, labels, plain = features[keep], labels[keep], plain[keep]
+        if not plain.any():
+            raise CalibrationError(f"only {', '.join(_codes(lone))} placed, each without the other of its colour "
+                                   "(a 6 and a 9 are one numeral turned): nothing to learn")
     bank = model.feature_bank()
     if bank is None:
         weight, bias = fit_face_layer(features, labels, w0, b0, pull=pull)
@@ -416,7 +418,8 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
                                   _most_read(before[rows]), _most_read(after[rows])))
     info = {
         "sources": [p.source for p in places],
-        "not_learned": _codes(lone),
+        "not_learned": _codes(lone) if known else [],
+        "learned_alone": [] if known else _codes(lone),
         "tiles_placed": placed,
         "crops": int(len(labels)),
         "pull": pull,
@@ -426,19 +429,24 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
 
 
 def _lone_turned(labels: np.ndarray) -> list[int]:
-    """The 6s and 9s placed without the other of their colour: they are not learned.
+    """The 6s and 9s placed without the other of their colour.
 
     Both ways up, a 6 is a 9 turned; only a mark tells them apart. Taught one
     alone, the face layer learns the numeral and reads the other as it too
-    (rendered modern racks: three photos with an O9 and no O6 turned the shipped
-    two O6 -> O9 misreadings into seven)."""
+    (rendered modern racks, an edition the classifier knows: three photos with
+    an O9 and no O6 turned the shipped two O6 -> O9 misreadings into seven).
+    So they are learned only for a box the shipped layer reads badly (KNOWN_BOX),
+    where its 9s read as 10s cost more than its 6s can lose."""
     present = {int(t) for t in labels if int(t) < JOKER_INDEX}
-    lone = []
-    for index in sorted(present):
-        tile = Tile.from_index(index)
-        if tile.number in (6, 9) and Tile(tile.color, 15 - tile.number).index not in present:
-            lone.append(index)
-    return lone
+    return [index for index in sorted(present) if Tile.from_index(index).number in (6, 9)
+            and Tile(Tile.from_index(index).color, 15 - Tile.from_index(index).number).index not in present]
+
+
+def _read_right(labels: np.ndarray, plain: np.ndarray, shipped: np.ndarray) -> float:
+    """Share of the placed faces the shipped layer reads right (most of each face's unjittered crops)."""
+    faces = sorted({int(t) for t in labels[plain] if int(t) <= JOKER_INDEX})
+    right = [_most_read(shipped[plain & (labels == index)]) == Tile.from_index(index).code for index in faces]
+    return float(np.mean(right)) if right else 0.0
 
 
 def _codes(indices: list[int]) -> list[str]:
