@@ -293,30 +293,38 @@ def test_the_drawing_frames_rack_rows_and_unsure_sets_in_their_own_colours():
     assert np.all(out == np.array(UNSURE, np.uint8), axis=2).sum() > 100
 
 
+GREY = np.full((750, 1000, 3), 90, np.uint8)  # a photo of one even grey: no board to tell from the table
+GREY.setflags(write=False)  # shared by the tests below
+
+
+def found(quads, codes: list[str]) -> TileDetections:
+    """Tiles found sure at these outlines, read as ``codes``."""
+    return TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
+
+
+def groups_shown(det: TileDetections, image: np.ndarray = GREY) -> set[tuple[str, str]]:
+    """(group, its tiles in order) of every group the reader shows for these finds on ``image``."""
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    return {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
+
+
 def stacked_rows(rows: list[str], degrees: float = 0.0):
     """Rows of tiles edge to edge, stacked a rack's pitch apart (1.3 tile heights), turned by ``degrees``
     about the photo's centre, on a photo of one even grey: no board to tell from the table."""
     h, w = 48.0, 36.0
-    a = np.radians(degrees)
-    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     quads, codes = [], []
     for r, row in enumerate(rows):
         for k, code in enumerate(row.split()):
             x, y = 300 + k * w * 1.03, 250 + r * 1.3 * h
-            corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]) - (500, 375)
-            quads.append(corners @ turn.T + (500, 375))
+            quads.append([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
             codes.append(code)
-    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
-    return det, np.full((750, 1000, 3), 90, np.uint8)
+    return found(turned(np.array(quads), degrees, np.array([500.0, 375.0])), codes), GREY
 
 
 @pytest.mark.parametrize("degrees", [0.0, 90.0])
 def test_rows_of_tiles_in_no_set_stacked_as_a_rack_are_a_rack_without_a_board_to_see(degrees):
     det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"], degrees)
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
-    codes = reading.detections.codes
-    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+    assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
 
 
 def test_stacked_sets_and_a_lone_shuffled_row_stay_on_the_table():
@@ -334,24 +342,15 @@ def test_a_rack_tile_showing_only_the_top_of_its_face_stays_in_its_row():
     k11 = det.codes.index("K11")
     (x0, y0), (x1, _) = det.quads[k11, :2]
     det.quads[k11] = [[x0 - 4.5, y0], [x1 + 4.5, y0], [x1 + 4.5, y0 + 36], [x0 - 4.5, y0 + 36]]  # 45 wide, 36 tall
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
-    codes = reading.detections.codes
-    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+    assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
 
 
 @pytest.mark.parametrize("askew", [25.0, 90.0])
 def test_a_tile_set_down_askew_at_the_end_of_a_rack_row_stays_in_it(askew):
     det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"])
     o5 = det.codes.index("O5")
-    a = np.radians(askew)
-    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    centre = det.quads[o5].mean(axis=0)
-    det.quads[o5] = (det.quads[o5] - centre) @ turn.T + centre
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
-    codes = reading.detections.codes
-    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+    det.quads[o5] = turned(det.quads[o5], askew, det.quads[o5].mean(axis=0))
+    assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
 
 
 def test_the_last_two_tiles_of_a_rack_row_askew_and_a_little_off_its_line_stay_in_it():
@@ -361,14 +360,8 @@ def test_the_last_two_tiles_of_a_rack_row_askew_and_a_little_off_its_line_stay_i
     h = 48.0
     for code, angle, shift in (("R13", 30.0, (8.0, -0.45 * h)), ("O8", -35.0, (15.0, -0.4 * h))):
         k = det.codes.index(code)
-        a = np.radians(angle)
-        turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-        centre = det.quads[k].mean(axis=0)
-        det.quads[k] = (det.quads[k] - centre) @ turn.T + centre + np.array(shift)
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
-    codes = reading.detections.codes
-    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", "R1 K5 B9 J O13 O2 K3 B12"), ("rack", "K10 K11 B3 R7 B7 O5 R13 O8")}
+        det.quads[k] = turned(det.quads[k], angle, det.quads[k].mean(axis=0)) + np.array(shift)
+    assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2 K3 B12"), ("rack", "K10 K11 B3 R7 B7 O5 R13 O8")}
 
 
 @pytest.mark.parametrize("where", ["O2", "O5", "R7"])
@@ -380,10 +373,7 @@ def test_a_rack_tile_outlined_as_a_small_diamond_inside_its_face_stays_in_its_ro
     centre, side = det.quads[k].mean(axis=0), 28.0
     r = side / np.sqrt(2)
     det.quads[k] = centre + np.array([[0, -r], [r, 0], [0, r], [-r, 0]])
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
-    codes = reading.detections.codes
-    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+    assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
 
 
 def test_a_set_in_line_beyond_a_rack_row_facing_the_other_player_is_not_on_the_rack():
@@ -395,13 +385,8 @@ def test_a_set_in_line_beyond_a_rack_row_facing_the_other_player_is_not_on_the_r
     quads = [last + (w * 1.03 * (4 + k), 0) for k in range(3)]
     quads = [q[[2, 3, 0, 1]] for q in quads]  # upside down: its top edge is the bottom one on the photo
     codes = ["R11", "R10", "R9"]  # read by the player opposite: R9 R10 R11 from their left
-    det = TileDetections(np.concatenate([det.quads, np.array(quads)]),
-                         [t.index for t in parse_tiles(" ".join(det.codes + codes))],
-                         np.full(len(det) + 3, 0.99))
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
-    codes = reading.detections.codes
-    shown = {(s.group, " ".join(codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5"), ("table", "R9 R10 R11")}
+    det = found(np.concatenate([det.quads, np.array(quads)]), det.codes + codes)
+    assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5"), ("table", "R9 R10 R11")}
 
 
 def test_two_rack_rows_are_one_rack_either_way_round_when_a_ledge_hides_part_of_one():
@@ -413,10 +398,7 @@ def test_two_rack_rows_are_one_rack_either_way_round_when_a_ledge_hides_part_of_
             x = 200 + k * 45 * 1.03
             quads.append([[x, top], [x + 45, top], [x + 45, top + h], [x, top + h]])
             codes.append(code)
-    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
-    shown = {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", rows[0]), ("rack", rows[1])}
+    assert groups_shown(found(quads, codes)) == {("rack", rows[0]), ("rack", rows[1])}
 
 
 def test_the_rows_of_a_rack_seen_slanted_with_level_tiles_are_not_run_together():
@@ -431,10 +413,7 @@ def test_the_rows_of_a_rack_seen_slanted_with_level_tiles_are_not_run_together()
             y = 300 + r * 1.3 * h - k * w * 1.03 * np.tan(np.radians(10))
             quads.append([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
             codes.append(code)
-    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
-    shown = {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", rows[0]), ("rack", rows[1])}
+    assert groups_shown(found(quads, codes)) == {("rack", rows[0]), ("rack", rows[1])}
 
 
 def test_a_short_row_under_the_far_end_of_a_slanted_rack_is_the_same_rack():
@@ -449,10 +428,7 @@ def test_a_short_row_under_the_far_end_of_a_slanted_rack_is_the_same_rack():
             y = 400 + r * 1.3 * h / np.cos(np.radians(15)) - k * w * 1.03 * np.tan(np.radians(15))
             quads.append([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
             codes.append(code)
-    det = TileDetections(np.array(quads), [t.index for t in parse_tiles(" ".join(codes))], np.full(len(codes), 0.99))
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.full((750, 1000, 3), 90, np.uint8))
-    shown = {(s.group, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets}
-    assert shown == {("rack", rows[0][0]), ("rack", rows[1][0])}
+    assert groups_shown(found(quads, codes)) == {("rack", rows[0][0]), ("rack", rows[1][0])}
 
 
 def board_photo(rows: list[str]):
