@@ -330,6 +330,7 @@ def test_lone_sixes_and_nines_are_learned_only_for_a_box_the_reader_reads_badly(
 
 
 def _shipped_view(model, place, calibration):
+    """The placed faces of the unjittered crops, and the shipped layer's probabilities for them."""
     crops, labels, plain = calibration.training_crops(model, [place], np.random.default_rng(0))
     w0, b0 = model.face_layer()
-    return labels, plain, calibration.softmax(calibration.crop_features(model, crops) @ w0.T + b0)
+    return labels[plain], calibration.softmax(calibration.crop_features(model, crops[plain]) @ w0.T + b0)

@@ -392,10 +392,12 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     crops, labels, plain = training_crops(model, places, rng)
     features = crop_features(model, crops)
     w0, b0 = model.face_layer()
+    before = softmax(features[plain] @ w0.T + b0)  # the unjittered crops: the tiles as these photos show them
     lone = _lone_turned(labels)
-    known = _read_right(labels, plain, softmax(features @ w0.T + b0)) >= KNOWN_BOX
+    known = _read_right(labels[plain], before) >= KNOWN_BOX
     if lone and known:  # a box the shipped layer reads: its lone 6s and 9s would lose more than they gain
         keep = ~np.isin(labels, lone)
+        before = before[keep[plain]]
         features, labels, plain = features[keep], labels[keep], plain[keep]
         if not plain.any():
             raise CalibrationError(f"only {', '.join(_codes(lone))} placed, each without the other of its colour "
@@ -406,10 +408,8 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     else:  # the new box and crops of every kind the classifier trained on
         weight, bias = fit_face_layer(np.concatenate([features, bank[0]]), np.concatenate([labels, bank[1]]),
                                       w0, b0, pull=pull, sample_weights=_even_prior(labels, bank[1], w0.shape[0]))
-    plain_idx = np.nonzero(plain)[0]  # the unjittered crops: what the tiles look like in these photos
-    before = softmax(features[plain_idx] @ w0.T + b0)
-    after = softmax(features[plain_idx] @ weight.T + bias)
-    truth = labels[plain_idx]
+    after = softmax(features[plain] @ weight.T + bias)
+    truth = labels[plain]
     reports = []
     for index in sorted(set(int(t) for t in truth)):
         rows = truth == index
@@ -438,14 +438,16 @@ def _lone_turned(labels: np.ndarray) -> list[int]:
     So they are learned only for a box the shipped layer reads badly (KNOWN_BOX),
     where its 9s read as 10s cost more than its 6s can lose."""
     present = {int(t) for t in labels if int(t) < JOKER_INDEX}
-    return [index for index in sorted(present) if Tile.from_index(index).number in (6, 9)
-            and Tile(Tile.from_index(index).color, 15 - Tile.from_index(index).number).index not in present]
+    partners = {index: Tile(tile.color, 15 - tile.number).index
+                for index in present if (tile := Tile.from_index(index)).number in (6, 9)}
+    return sorted(index for index, partner in partners.items() if partner not in present)
 
 
-def _read_right(labels: np.ndarray, plain: np.ndarray, shipped: np.ndarray) -> float:
-    """Share of the placed faces the shipped layer reads right (most of each face's unjittered crops)."""
-    faces = sorted({int(t) for t in labels[plain] if int(t) <= JOKER_INDEX})
-    right = [_most_read(shipped[plain & (labels == index)]) == Tile.from_index(index).code for index in faces]
+def _read_right(truth: np.ndarray, shipped: np.ndarray) -> float:
+    """Share of the placed faces the shipped layer reads right (``shipped``: its probabilities for
+    the unjittered crops of faces ``truth``; a face is read right when most of its crops are)."""
+    faces = sorted({int(t) for t in truth if int(t) <= JOKER_INDEX})
+    right = [_most_read(shipped[truth == index]) == Tile.from_index(index).code for index in faces]
     return float(np.mean(right)) if right else 0.0
 
 
