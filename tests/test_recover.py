@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vision.recover import beside_places, uncovered_places, wide_outlines
+from vision.recover import beside_places, in_holes, uncovered_places, wide_outlines
 
 ROOT = Path(__file__).resolve().parents[1]
 W, H = 30.0, 40.0  # a tile face, pixels
@@ -199,3 +199,62 @@ def test_no_place_on_a_tile_lying_across_the_step_beside_another():
     places = beside_places(face_map(quads), 1.0, quads, (300, 400))
     place_centres = [p.mean(axis=0) for p in places]
     assert all(np.linalg.norm(c - np.array([200.0 + step, 150.0])) > 0.5 * W for c in place_centres)
+
+
+def turned_about(quad: np.ndarray, degrees: float, scale: float = 1.0, shift=(0.0, 0.0)) -> np.ndarray:
+    """``quad`` turned and scaled about its centre, then moved by ``shift``."""
+    a = np.deg2rad(degrees)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    c = quad.mean(axis=0)
+    return ((quad - c) @ turn.T * scale + c + np.asarray(shift)).astype(np.float32)
+
+
+@pytest.mark.parametrize("degrees", [0, 35, 90, 200])
+def test_an_outline_askew_in_a_gap_one_tile_wide_is_a_hole_laid_as_its_neighbours_lie(degrees):
+    quads = row(3, degrees)
+    found = quads[[0, 2]]
+    drawn = turned_about(quads[1], 25, 0.9, shift=(3.0, -2.0))  # drawn round what shows of it
+    picked, laid = in_holes(np.stack([drawn, turned_about(drawn, -10, 0.8)]), found)
+    assert picked == [0]  # one tile, however many outlines show bits of it
+    # the neighbours' size and axes, midway between them: corner for corner the tile that lies there
+    assert np.abs(laid[0] - quads[1]).max() < 0.05 * W
+
+
+def test_no_hole_past_a_lines_end_beside_it_where_two_tiles_fit_or_for_a_bigger_thing():
+    quads = row(4, 20)
+    assert in_holes(quads[3][None], quads[:2])[0] == []  # past the end: one neighbour only
+    assert in_holes(quads[1][None], quads[[0, 3]])[0] == []  # a gap two tiles wide
+    assert in_holes(turned_about(quads[1], 0, 2.0)[None], quads[[0, 2]])[0] == []  # a coaster, not a tile
+    a = np.deg2rad(20)
+    beside = turned_about(quads[1], 0, shift=np.array([np.sin(a), -np.cos(a)]) * 1.2 * H)
+    assert in_holes(beside[None], quads[[0, 2]])[0] == []  # above the line, not in it
+
+
+def finger_over(image: np.ndarray, quad: np.ndarray, share: float) -> np.ndarray:
+    """``image`` with a finger laid across a tile's foot, up to ``share`` of its height."""
+    out = image.copy()
+    tl, tr, br, bl = quad
+    across = (br - bl) * 0.1
+    tip_l, tip_r = bl + (tl - bl) * share, br + (tr - br) * share
+    cv2.fillConvexPoly(out, np.round([bl - across, br + across, tip_r + across, tip_l - across]).astype(np.int32),
+                       (90, 120, 190))
+    return out
+
+
+def test_a_tile_half_covered_in_a_run_is_read_in_its_set_not_cut_out_of_it(model, monkeypatch):
+    from rules.options import RuleOptions
+    from vision import model as model_module
+    from vision.reader import ReaderOptions, TableReader
+
+    image = cv2.imread(str(ROOT / "sample_images" / "valid_table.jpg"))
+    shown = model.detect(image)
+    covered = finger_over(image, shown.quads[shown.codes.index("R4")], 0.5)
+    reader = TableReader(model, ReaderOptions(RuleOptions()))
+
+    def run_of_reds(reading):
+        return [[reading.detections.codes[i] for i in s.indices] + [s.status] for s in reading.sets
+                if any(reading.detections.codes[i] in ("R3", "R6") for i in s.indices)]
+
+    assert run_of_reds(reader.read(covered)) == [["R3", "R4", "R5", "R6", "valid"]]
+    monkeypatch.setattr(model_module, "HOLE_REJECT", 0.0)  # holes left empty: the run is cut in two
+    assert run_of_reds(reader.read(covered)) == [["R3", "invalid"], ["R5", "R6", "invalid"]]

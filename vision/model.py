@@ -18,7 +18,7 @@ from rules.tiles import Tile
 from vision.crops import order_upright, turn_upright, warp_crop
 from vision.geometry import FACE_ASPECT
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
-from vision.recover import beside_places, uncovered_places, wide_outlines
+from vision.recover import beside_places, in_holes, uncovered_places, wide_outlines
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -41,6 +41,8 @@ ODD_MARGIN = 0.2  # a square outline across all its neighbours is read turned un
 # changed a code had a first reading above 0.93, while most upright tiles read above it
 SURE_UPRIGHT = 0.95
 RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classifier reads one this surely
+HOLE_OUTLINE = 0.7  # an outline turned down by the classifier fills a hole in a line when outlined this surely...
+HOLE_REJECT = 0.9  # ...and the classifier's "no tile" is less sure than this
 
 
 class Outlines(NamedTuple):
@@ -365,9 +367,40 @@ class TileModel:
     def _recover(self, image: np.ndarray, found: TileDetections, look: Outlines) -> TileDetections:
         """``found`` with the tiles its outlines missed (``vision.recover``): tile face no outline
         covers, faint face one step beside a tile, and outlines about two tiles wide cut in two, each
-        kept only where the classifier surely reads a tile there (two for a wide outline)."""
+        kept only where the classifier surely reads a tile there (two for a wide outline); then the
+        outlines it turned down that fill a hole in a line of tiles."""
         if not self.recover or not len(found):
             return found
+        return self._holes(image, self._missed(image, found, look), look)
+
+    def _holes(self, image: np.ndarray, found: TileDetections, look: Outlines) -> TileDetections:
+        """``found`` with each outline the classifier turned down (or read too unsurely to keep) that
+        stands in a line one tile from a tile on each side (``vision.recover.in_holes``): a tile of
+        a set seen too small, dim or covered to read.  Read again laid as its neighbours lie, it is
+        kept as its likeliest tile with the score that reading earned, so an unsure one is read in
+        the context of its set (O9 O10 ? O12 -> O11, marked inferred) or leaves the set unsure,
+        instead of two pieces shown invalid."""
+        if len(found) < 2 or not len(look.quads):
+            return found
+        centres = look.quads.mean(axis=1)
+        apart = np.linalg.norm(centres[:, None] - found.centers[None], axis=2).min(axis=1)
+        size = np.sqrt(np.abs([cv2.contourArea(q) for q in look.quads]))
+        outlines = look.quads[(look.scores >= HOLE_OUTLINE) & (apart >= 0.5 * size)]  # no tile found there
+        picked, laid = in_holes(outlines, found.quads)
+        if not picked:
+            return found
+        quads, probs, upside_down = self.classify_outlines(image, laid)
+        ids = probs[:, :self.reject].argmax(axis=1)
+        scores = probs[np.arange(len(ids)), ids]
+        keep = probs[:, self.reject] < HOLE_REJECT
+        if not keep.any():
+            return found
+        quads = turn_upright(quads, upside_down)
+        return TileDetections.concat([found, TileDetections(quads[keep], ids[keep], scores[keep],
+                                                            probs=probs[keep, :self.reject])])
+
+    def _missed(self, image: np.ndarray, found: TileDetections, look: Outlines) -> TileDetections:
+        """:meth:`_recover`'s places the outlines missed and wide outlines cut in two."""
         places = uncovered_places(look.face, look.scale, found.quads)
         places += beside_places(look.face, look.scale, found.quads, image.shape[:2], taken=places)
         wide, halves = wide_outlines(found.quads)

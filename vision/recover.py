@@ -33,6 +33,10 @@ DETAIL = 12.0  # map pixels across a tile's width that are enough to cut the unc
 BESIDE = 0.3  # mean face probability over a place beside a tile that is worth a look
 WIDE = 1.7  # an outline this many tile widths wide (of the usual tile round it) may be two tiles
 NEIGHBOURS = 4  # the tiles nearest an outline that say how big a tile is there
+HOLE_PITCH = (0.8, 1.6)  # a hole's neighbours stand this many of their own widths from its centre...
+HOLE_SPAN = (1.5, 2.6)  # ...and this many apart: room for one tile between them
+HOLE_LINE = 25.0  # degrees: a hole's two neighbours lie on one line through it, along their x axes
+HOLE_SIZE = 1.3  # a hole's outline is at most this much bigger or smaller than its neighbours
 
 
 def _frame_near(frames, point: np.ndarray) -> int:
@@ -181,4 +185,47 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
     return wide, halves
 
 
-__all__ = ["beside_places", "uncovered_places", "wide_outlines"]
+def in_holes(quads: np.ndarray, found: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """(indices of the outlines ``quads`` that stand in a line between two tiles ``found``, side by
+    side, one tile's pitch from each; each one's quad laid as its two neighbours lie).
+
+    Such a gap in a set holds a tile, even where the classifier cannot read it (seen small, dim or
+    partly covered): players lay tiles there; a coin or a crumb does not land exactly one tile
+    from two tiles of one line.  An outline drawn round what shows of it (a finger over its foot)
+    may lie askew or off centre, so its quad is its neighbours' size and axes, midway between them.
+    """
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if len(q) == 0 or len(found) < 2:
+        return [], np.zeros((0, 4, 2), np.float32)
+    f = tile_frames(found)
+    own = tile_frames(q)
+    line = np.cos(np.deg2rad(HOLE_LINE))
+    span = f.distances() / f.widths[:, None]  # [a, b]: centre to centre, in a's widths
+    out, laid, filled = [], [], set()
+    for k, c in enumerate(own.centers):
+        d = f.centers - c
+        dist = np.linalg.norm(d, axis=1)
+        u = d / np.maximum(dist, 1e-9)[:, None]
+        size = own.extents[k] / np.maximum(f.extents, 1e-9)
+        near = np.nonzero((dist >= HOLE_PITCH[0] * f.widths) & (dist <= HOLE_PITCH[1] * f.widths)
+                          & (np.abs(np.sum(u * f.x_axes, axis=1)) >= line)
+                          & (size <= HOLE_SIZE) & (size >= 1 / HOLE_SIZE))[0]
+        pair = next(((a, b) for i, a in enumerate(near) for b in near[i + 1:]
+                     if float(u[a] @ u[b]) <= -line and abs(float(f.x_axes[a] @ f.x_axes[b])) >= line
+                     and HOLE_SPAN[0] <= span[a, b] <= HOLE_SPAN[1]), None)
+        if pair is None or pair in filled:  # one tile a hole, however many outlines show bits of it
+            continue
+        filled.add(pair)
+        a, b = pair
+        c = (f.centers[a] + f.centers[b]) / 2
+        sign = 1.0 if float(f.x_axes[a] @ f.x_axes[b]) >= 0 else -1.0  # b's axes the way a's point
+        x = f.x_axes[a] + sign * f.x_axes[b]
+        up = f.up_axes[a] + sign * f.up_axes[b]
+        x, up = x / max(np.linalg.norm(x), 1e-9), up / max(np.linalg.norm(up), 1e-9)
+        w, h = (f.widths[a] + f.widths[b]) / 4, (f.heights[a] + f.heights[b]) / 4  # halves
+        out.append(k)
+        laid.append([c - x * w + up * h, c + x * w + up * h, c + x * w - up * h, c - x * w - up * h])
+    return out, np.array(laid, np.float32).reshape(-1, 4, 2)
+
+
+__all__ = ["beside_places", "in_holes", "uncovered_places", "wide_outlines"]
