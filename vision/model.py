@@ -380,13 +380,7 @@ class TileModel:
         kept as its likeliest tile with the score that reading earned, so an unsure one is read in
         the context of its set (O9 O10 ? O12 -> O11, marked inferred) or leaves the set unsure,
         instead of two pieces shown invalid."""
-        if len(found) < 2 or not len(look.quads):
-            return found
-        centres = look.quads.mean(axis=1)
-        apart = np.linalg.norm(centres[:, None] - found.centers[None], axis=2).min(axis=1)
-        size = np.sqrt(np.abs([cv2.contourArea(q) for q in look.quads]))
-        outlines = look.quads[(look.scores >= HOLE_OUTLINE) & (apart >= 0.5 * size)]  # no tile found there
-        picked, laid = in_holes(outlines, found.quads)
+        picked, laid = in_holes(look.quads[look.scores >= HOLE_OUTLINE], found.quads)
         if not picked:
             return found
         quads, probs, upside_down = self.classify_outlines(image, laid)

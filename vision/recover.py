@@ -187,7 +187,8 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
 
 def in_holes(quads: np.ndarray, found: np.ndarray) -> tuple[list[int], np.ndarray]:
     """(indices of the outlines ``quads`` that stand in a line between two tiles ``found``, side by
-    side, one tile's pitch from each; each one's quad laid as its two neighbours lie).
+    side, one tile's pitch from each, where no tile was found; each one's quad laid as its two
+    neighbours lie).
 
     Such a gap in a set holds a tile, even where the classifier cannot read it (seen small, dim or
     partly covered): players lay tiles there; a coin or a crumb does not land exactly one tile
@@ -201,8 +202,11 @@ def in_holes(quads: np.ndarray, found: np.ndarray) -> tuple[list[int], np.ndarra
     own = tile_frames(q)
     line = np.cos(np.deg2rad(HOLE_LINE))
     span = f.distances() / f.widths[:, None]  # [a, b]: centre to centre, in a's widths
+    clear = _clear_of(own.centers, f)
     out, laid, filled = [], [], set()
     for k, c in enumerate(own.centers):
+        if not clear[k]:  # a tile found there already
+            continue
         d = f.centers - c
         dist = np.linalg.norm(d, axis=1)
         u = d / np.maximum(dist, 1e-9)[:, None]
@@ -217,14 +221,10 @@ def in_holes(quads: np.ndarray, found: np.ndarray) -> tuple[list[int], np.ndarra
             continue
         filled.add(pair)
         a, b = pair
-        c = (f.centers[a] + f.centers[b]) / 2
-        sign = 1.0 if float(f.x_axes[a] @ f.x_axes[b]) >= 0 else -1.0  # b's axes the way a's point
-        x = f.x_axes[a] + sign * f.x_axes[b]
-        up = f.up_axes[a] + sign * f.up_axes[b]
-        x, up = x / max(np.linalg.norm(x), 1e-9), up / max(np.linalg.norm(up), 1e-9)
-        w, h = (f.widths[a] + f.widths[b]) / 4, (f.heights[a] + f.heights[b]) / 4  # halves
+        sign = 1.0 if float(f.x_axes[a] @ f.x_axes[b]) >= 0 else -1.0  # b's axis the way a's points
         out.append(k)
-        laid.append([c - x * w + up * h, c + x * w + up * h, c + x * w - up * h, c - x * w - up * h])
+        laid += _quads_along((f.centers[a] + f.centers[b]) / 2, f.x_axes[a] + sign * f.x_axes[b], 1, 0.0,
+                             (f.widths[a] + f.widths[b]) / 2, (f.heights[a] + f.heights[b]) / 2)
     return out, np.array(laid, np.float32).reshape(-1, 4, 2)
 
 
