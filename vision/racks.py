@@ -140,12 +140,18 @@ def _level(f) -> np.ndarray:
     A photo of a rack taken with the phone held at a slant shows the whole rack slanted; tiles
     strewn over a table at every angle agree on no line, so a slanted row among them is no rack.
     """
-    doubled = 2 * np.arctan2(f.x_axes[:, 1], f.x_axes[:, 0])  # doubled: a tile's axis has no sign
-    mean = 0.5 * float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()))
-    off = np.abs((np.rad2deg(0.5 * doubled - mean) + 90) % 180 - 90)
+    mean = _axis_angle(f.x_axes)
+    off = np.abs((np.rad2deg(np.arctan2(f.x_axes[:, 1], f.x_axes[:, 0]) - mean) + 90) % 180 - 90)
     if abs(np.rad2deg(mean)) <= ROLL and np.mean(off <= ROW_ANGLE) >= ROLLED:
         return np.array([np.cos(mean), np.sin(mean)])
     return np.array([1.0, 0.0])
+
+
+def _axis_angle(vectors: np.ndarray) -> float:
+    """The mean direction (radians) of vectors taken without their sign (a tile's axis, the way to
+    a neighbour on either side): their angles doubled, averaged on the circle, halved."""
+    doubled = 2 * np.arctan2(vectors[:, 1], vectors[:, 0])
+    return 0.5 * float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()))
 
 
 def _line(row: list[int], f) -> tuple[np.ndarray, np.ndarray]:
@@ -214,8 +220,7 @@ def _straight(row: list[int], f) -> list[list[int]]:
     c = f.centers[row]
     d = np.linalg.norm(c[:, None] - c[None], axis=2) + np.diag(np.full(len(row), np.inf))
     step = c[np.argmin(d, axis=1)] - c
-    doubled = 2 * np.arctan2(step[:, 1], step[:, 0])  # doubled: a neighbour on either side is the same line
-    slant = 0.5 * float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()))
+    slant = _axis_angle(step)  # a neighbour on either side is the same line
     off = (c - c.mean(axis=0)) @ np.array([-np.sin(slant), np.cos(slant)])
     h = float(np.median(f.heights[row]))
     order = np.argsort(off)
