@@ -80,6 +80,16 @@ def test_slightly_misaligned_tiles_stay_in_their_set(offset, together):
     assert (len(group_lines(quads)) == 1) is together
 
 
+@pytest.mark.parametrize("degrees", [0, 45, 180])
+@pytest.mark.parametrize("overlap, together", [(0.2, True), (0.38, True), (0.55, False)])
+def test_tiles_fanned_over_each_other_stay_in_their_set(overlap, together, degrees):
+    # overlap in tile widths: a set laid short of room, each tile half over the last, shows
+    # outlines 0.6 widths apart; closer than that they are a pile, not a line
+    step = W * (1 - overlap)
+    quads = transform(np.array([tile_quad(k * step, 0) for k in range(3)]), degrees, 80, (400, 300))
+    assert (len(group_lines(quads)) == 1) is together
+
+
 def test_slightly_turned_tiles_stay_in_their_set():
     quads = [tile_quad(k * (W + 0.08), 0) for k in range(4)]
     c = quads[2].mean(axis=0)

@@ -60,7 +60,7 @@ class GeometryOptions:
     """How loose a line of tiles may be and still be one set (ratios of tile size)."""
 
     max_gap: float = 0.6  # empty space between neighbours, in tile widths
-    max_overlap: float = 0.35  # neighbours' outlines may overlap this much (loose outlines)
+    max_overlap: float = 0.4  # neighbours' outlines may overlap this much (loose outlines)
     max_offset: float = 0.5  # sideways misalignment of centres, in tile heights (staggered tiles)
     max_angle: float = 25.0  # degrees between the two tiles' x axes
     max_size_ratio: float = 1.6  # tiles of very different sizes are not in one line
@@ -305,6 +305,10 @@ def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -
     ok = p.ok & (along >= 1 - o.max_overlap) & (along <= pitch + o.max_gap) & (across <= o.max_offset)
     cost = np.abs(along - pitch) + across + 2 * (1 - agree)
     ii, jj = np.nonzero(np.triu(ok, 1))
+    # a tile lying between two others on their line is their neighbour, not a gap to link across
+    # (a set fanned out short of room, each tile half over the last, has its pitch at every other tile)
+    between = [not _tile_between(p, o, int(i), int(j)) for i, j in zip(ii, jj)]
+    ii, jj = ii[between], jj[between]
     order = np.argsort(cost[ii, jj], kind="stable")
     straight = np.cos(np.deg2rad(60))  # a staggered tile bends the line through its centres a little
     ends: dict[int, list[np.ndarray]] = {}  # tile -> directions of its links, away from it
@@ -322,6 +326,14 @@ def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -
         lines.join(i, j)
         links.append((i, j))
     return sorted(links)
+
+
+def _tile_between(p: PhotoPairs, o: GeometryOptions, i: int, j: int) -> bool:
+    """Some third tile lies on the line from tile i to tile j, between them: in line with both
+    (within ``max_offset``) and nearer each of them than they are to each other."""
+    nearer = (p.along[i] < p.along[i, j]) & (p.along[j] < p.along[i, j])
+    return bool(np.any(nearer & (p.across[i] <= o.max_offset) & (p.across[j] <= o.max_offset)
+                       & (np.arange(len(nearer)) != i) & (np.arange(len(nearer)) != j)))
 
 
 class EndLinks:
