@@ -60,7 +60,7 @@ class GeometryOptions:
     """How loose a line of tiles may be and still be one set (ratios of tile size)."""
 
     max_gap: float = 0.6  # empty space between neighbours, in tile widths
-    max_overlap: float = 0.4  # neighbours' outlines may overlap this much (loose outlines)
+    max_overlap: float = 0.4  # neighbours' outlines may overlap this much (loose outlines, fanned tiles)
     max_offset: float = 0.5  # sideways misalignment of centres, in tile heights (staggered tiles)
     max_angle: float = 25.0  # degrees between the two tiles' x axes
     max_size_ratio: float = 1.6  # tiles of very different sizes are not in one line
@@ -307,8 +307,8 @@ def link_neighbours(quads: np.ndarray, options: GeometryOptions | None = None) -
     ii, jj = np.nonzero(np.triu(ok, 1))
     # a tile lying between two others on their line is their neighbour, not a gap to link across
     # (a set fanned out short of room, each tile half over the last, has its pitch at every other tile)
-    between = [not _tile_between(p, o, int(i), int(j)) for i, j in zip(ii, jj)]
-    ii, jj = ii[between], jj[between]
+    clear = [not _tile_between(p, o, int(i), int(j)) for i, j in zip(ii, jj)]
+    ii, jj = ii[clear], jj[clear]
     order = np.argsort(cost[ii, jj], kind="stable")
     straight = np.cos(np.deg2rad(60))  # a staggered tile bends the line through its centres a little
     ends: dict[int, list[np.ndarray]] = {}  # tile -> directions of its links, away from it
