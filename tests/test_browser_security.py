@@ -38,7 +38,7 @@ setTimeout(() => document.getElementById("f").submit(), 400);
 </script></body></html>"""
 
 
-def serve_forever(srv) -> None:
+def waitress_loop(srv) -> None:
     """waitress's loop until the test closes the server from its own thread: the loop may then
     poll a socket already closed (EBADF) instead of finding nothing left to serve."""
     try:
@@ -54,7 +54,7 @@ def server(tmp_path):
     live = FakeLive("R1 R2 R3 | K7 B7 O7 J")
     app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live, "NOW": FakeClock()})
     srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=serve_forever, args=(srv,), daemon=True)
+    thread = threading.Thread(target=waitress_loop, args=(srv,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{srv.effective_port}", live
     srv.close()
@@ -123,7 +123,7 @@ def test_the_host_page_shows_the_pin_and_a_qr_code_under_its_csp(browser, tmp_pa
     app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": FakeLive("R1 R2 R3"), "NOW": FakeClock(),
                       "TABLE_PIN": "246810", "PHONE_URLS": ["http://192.168.1.5:5000"]})
     srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
-    threading.Thread(target=serve_forever, args=(srv,), daemon=True).start()
+    threading.Thread(target=waitress_loop, args=(srv,), daemon=True).start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         violations = []
