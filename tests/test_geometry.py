@@ -228,14 +228,15 @@ def test_sets_side_by_side_are_one_row_of_the_listing_even_if_not_quite_level():
     assert group_lines(quads) == [[3, 4, 5], [0, 1, 2], [9, 10, 11], [6, 7, 8]]
 
 
-def test_a_photos_pairs_are_measured_once_for_linking_and_joining():
-    from vision.geometry import EndLinks, link_neighbours, photo_pairs
+def test_end_links_measure_the_photo_once_for_every_join_pass(monkeypatch):
+    import vision.geometry as geometry
 
-    quads = np.array([[[x, 0], [x + 30, 0], [x + 30, 40], [x, 40]] for x in (0, 32, 64, 200)], np.float64)
-    first = photo_pairs(quads)
-    assert photo_pairs(quads.copy()) is first  # the same quads again: the same measurement
-    assert not first.ok.flags.writeable  # shared, so nobody may change it
-    assert link_neighbours(quads) == [(0, 1), (1, 2)]
-    assert photo_pairs(quads) is first and EndLinks(quads)([[0, 1, 2], [3]]) == []
-    moved = quads + np.array([0.0, 1.0])
-    assert photo_pairs(moved) is not first
+    quads = np.array([[[x, 0], [x + 30, 0], [x + 30, 40], [x, 40]] for x in (0, 32, 64, 130, 162)], np.float64)
+    measured = []
+    real = geometry.photo_pairs
+    monkeypatch.setattr(geometry, "photo_pairs", lambda *a, **k: measured.append(1) or real(*a, **k))
+    links = geometry.EndLinks(quads)
+    assert links([[0, 1, 2], [3, 4]]) == []  # a gap of two tile widths: too wide to carry on
+    assert links([[0, 1, 2], [3, 4]], extra_gap=1.5) == [(2, 3)]
+    assert links([[0, 1, 2, 3, 4]]) == []
+    assert len(measured) == 1

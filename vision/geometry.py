@@ -236,8 +236,8 @@ def _pair_geometry(q: np.ndarray, f: TileFrame, o: GeometryOptions):
 class PhotoPairs:
     """Every pair of a photo's tiles measured once (``_pair_geometry``), and the photo's pitch.
 
-    Lines are linked and line ends joined on the same quads, so the last
-    photo's pairs are kept (read only) and reused rather than measured twice.
+    Linking a line looks at each pair many times, and :class:`EndLinks` at
+    every join pass: both measure the photo once and look the pairs up here.
     """
 
     frames: TileFrame
@@ -249,25 +249,13 @@ class PhotoPairs:
     pitch: float
 
 
-_last_pairs: tuple = (None, None)  # (quads' bytes and options, their PhotoPairs)
-
-
 def photo_pairs(quads: np.ndarray, options: GeometryOptions | None = None) -> PhotoPairs:
-    """The pair geometry of these quads (the same quads and options as last time: the same object)."""
-    global _last_pairs
+    """The pair geometry of these quads: every pair's offsets in tile sizes, and the photo's pitch."""
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     o = options or GeometryOptions()
-    key = (q.tobytes(), o)
-    known_key, known = _last_pairs
-    if known_key == key:
-        return known
     f = tile_frames(q)
     along, across, ok, agree, u = _pair_geometry(q, f, o)
-    for a in (along, across, ok, agree, u):
-        a.setflags(write=False)  # shared between callers
-    pairs = PhotoPairs(f, along, across, ok, agree, u, _photo_pitch(along, across, ok, agree))
-    _last_pairs = (key, pairs)
-    return pairs
+    return PhotoPairs(f, along, across, ok, agree, u, _photo_pitch(along, across, ok, agree))
 
 
 def photo_pitch(quads: np.ndarray, options: GeometryOptions | None = None) -> float:
