@@ -110,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             server = create_server(
                 app, host=args.host, port=args.port, threads=THREADS, ident="rummikub-companion",
-                max_request_body_size=security.Limits().body_bytes * 4, max_request_header_size=32 * 1024,
+                # the app holds each write to its own limit; this is the largest of them (a photo to teach
+                # the tiles) with room for the form around it; waitress keeps big bodies on disk, not in memory
+                max_request_body_size=security.Limits().photo_bytes + 64 * 1024, max_request_header_size=32 * 1024,
                 channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True,
             )
         except OSError as exc:

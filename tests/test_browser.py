@@ -364,3 +364,45 @@ def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_teaching_typed_tiles_from_a_phone_photo_and_forgetting_them(browser, tmp_path):
+    """The real server, a phone: a full-size phone photo of a few typed tiles is learned, then forgotten."""
+    import cv2
+    import numpy as np
+
+    from models.render.calibration import rows_photo
+    from rules.tiles import parse_tiles
+
+    typed = "R1 R2 R3 R4 | B7 B8 B9 J"
+    rows = [[t.index for t in parse_tiles(row)] for row in typed.split("|")]
+    photo = tmp_path / "rack.jpg"
+    cv2.imwrite(str(photo), rows_photo(np.random.default_rng(3), rows, "heirloom", size=(4032, 3024)).image,
+                [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert photo.stat().st_size > 1_000_000  # a phone photo, far past the limit of any other write
+    port = free_port()
+    proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                bypass_csp=True)
+        page.goto(f"http://127.0.0.1:{port}/teach")
+        for _ in range(60):  # the camera's reader loads in the background
+            page.fill("input[name=tiles]", typed)
+            page.set_input_files("input[name=photo]", str(photo))
+            page.click("button:has-text('Take the photo and learn')")
+            page.wait_for_load_state()
+            if "not loaded yet" not in page.locator("body").inner_text():
+                break
+            page.wait_for_timeout(1000)
+        text = page.locator("body").inner_text()
+        assert "Learned: 8 of 8 tiles placed" in text, text[:800]
+        assert "camera:" not in text  # what the page says it placed names the photo sent
+        assert (tmp_path / "tile_profile.npz").exists()
+        save(page, tmp_path, "phone-teach-typed.png")
+        page.click("button:has-text('Forget the taught tiles')")
+        page.wait_for_load_state()
+        assert "Taught tiles forgotten" in page.locator("[role=status]").inner_text()
+        assert not (tmp_path / "tile_profile.npz").exists()
+    finally:
+        proc.kill()
+        proc.wait(10)

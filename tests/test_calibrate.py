@@ -215,13 +215,13 @@ def test_teaching_from_a_camera_frame_saves_and_uses_the_profile(tmp_path, layou
 
     _path, drawn = layout
     model = TileModel.load()
-    result = teach_layout(model, drawn.image, tmp_path / "tile_profile.npz")
+    result = teach_layout(model, drawn.image, "camera", tmp_path / "tile_profile.npz")
     assert result["placed"] == result["expected"] == 54 and not result["problems"]
     assert result["right_after"] >= result["right_before"] and len(result["tiles"]) == 53
     assert model.profile is not None and (tmp_path / "tile_profile.npz").exists()
     blank = np.full((600, 800, 3), 200, np.uint8)
     with pytest.raises(CalibrationError, match="nothing to learn"):
-        teach_layout(model, blank, tmp_path / "other.npz")
+        teach_layout(model, blank, "camera", tmp_path / "other.npz")
     assert model.profile is not None  # a failed lesson keeps the profile in use
 
 
@@ -334,3 +334,39 @@ def _shipped_view(model, place, calibration):
     crops, labels, plain = calibration.training_crops(model, [place], np.random.default_rng(0))
     w0, b0 = model.face_layer()
     return labels[plain], calibration.softmax(calibration.crop_features(model, crops[plain]) @ w0.T + b0)
+
+
+def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path):
+    from io import BytesIO
+    from types import SimpleNamespace
+
+    from vision.profile import default_profile, set_default_profile
+    from webui.app import create_app
+    from webui_fakes import FakeLive
+
+    model = TileModel.load()  # its own: the lesson must not reach the other tests' model
+    live = FakeLive("")
+    live.reader = SimpleNamespace(model=model)
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live, "TICKER": False})
+    client = app.test_client()
+    saved = tmp_path / "tile_profile.npz"
+    photo = typed_photo(tmp_path, "R1 R2 R3 R4 | B7 B8 B9 J").read_bytes()
+    assert len(photo) > 64 * 1024  # larger than any other write may be: the page takes photos
+
+    def post(tiles: str):
+        return client.post("/teach", data={"photo": (BytesIO(photo), "rack.png"), "tiles": tiles},
+                           content_type="multipart/form-data")
+
+    try:
+        done = post("R1 R2 Q3")
+        assert done.status_code == 200 and b"&#39;Q3&#39; is not a tile" in done.data and not saved.exists()
+        done = post("R1 R2 R3 R4 | B7 B8 B9 J")
+        assert done.status_code == 200 and b"Learned: 8 of 8 tiles placed" in done.data
+        assert saved.exists() and model.profile is not None and default_profile() is model.profile
+        assert b"Forget the taught tiles" in client.get("/teach").data
+        done = client.post("/teach/forget")
+        assert done.status_code == 200 and b"Taught tiles forgotten" in done.data
+        assert not saved.exists() and model.profile is None and default_profile() is None
+        assert b"Forget the taught tiles" not in done.data
+    finally:
+        set_default_profile(None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from io import BytesIO
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -182,6 +183,9 @@ LIMITED = [
     ("/settings", {"data": {"joker_penalty": "1000001"}}, 400),
     ("/api/settings", {"data": "[" * 100 + "]" * 100, "content_type": "application/merge-patch+json"}, 400),
     ("/new", {"data": {"players": "Ann\n" + "B" * 100}}, 400),
+    # a photo file is taken only by a page that takes photos, and only up to a phone photo's size
+    ("/settings", {"data": {"photo": (BytesIO(b"x" * 200_000), "a.jpg")}, "content_type": "multipart/form-data"}, 413),
+    ("/teach", {"data": {"photo": (BytesIO(b"x" * 25 * 2**20), "a.jpg")}, "content_type": "multipart/form-data"}, 413),
 ]
 
 

@@ -475,19 +475,24 @@ def _most_read(probs: np.ndarray) -> str:
     return Tile.from_index(best).code if best <= JOKER_INDEX else "not a tile"
 
 
-def teach_layout(model, frame: np.ndarray, profile_path) -> dict:
-    """The page's "Teach your tiles": a camera frame of the layout becomes the active profile.
+def teach_layout(model, frame: np.ndarray, source: str, profile_path, typed: str | None = None) -> dict:
+    """The page's "Teach your tiles": a camera frame becomes the active profile.
 
-    The model is first set back to the shipped face layer (the layout is
+    The frame (``source`` names it in problems: "camera" or the file sent)
+    shows the layout (:data:`LAYOUT`), or the tiles ``typed`` in reading
+    order as for ``calibrate --photo --tiles`` (a rack, a few sets).
+    The model is first set back to the shipped face layer (the tiles are
     placed with it), then reads with the new profile, which is saved to
     ``profile_path`` (the server's data folder). Returns what the page
     shows: tiles placed, problems, and per-tile confidence before and after.
-    Raises :class:`CalibrationError` when no tile could be placed.
+    Raises :class:`CalibrationError` for unreadable typing or when no tile
+    could be placed; the profile in use is then kept.
     """
+    groups = parse_typed(typed) if typed and typed.strip() else [list(r) for r in LAYOUT]
     previous = model.profile
     model.set_profile(None)
     try:
-        place = place_typed(model, frame, [list(r) for r in LAYOUT], "camera")
+        place = place_typed(model, frame, groups, source)
         profile, reports = calibrate(model, [place])
     except CalibrationError:
         model.set_profile(previous)
@@ -496,7 +501,7 @@ def teach_layout(model, frame: np.ndarray, profile_path) -> dict:
     model.set_profile(profile)
     return {
         "placed": len(place.indices),
-        "expected": sum(len(r) for r in LAYOUT),
+        "expected": sum(len(g) for g in groups),
         "problems": place.problems,
         "tiles": [r.__dict__ for r in reports],
         "right_before": sum(r.read_before == r.code for r in reports),

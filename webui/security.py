@@ -44,6 +44,7 @@ class Limits:
     """What one request may hold; every number is a refusal with a message, never a crash."""
 
     body_bytes: int = 64 * 1024
+    photo_bytes: int = 24 * 1024 * 1024  # a phone photo sent to a page that takes one (``takes_photo``)
     json_depth: int = 16
     string_chars: int = 2000  # tile codes of a whole rack fit many times over
     name_chars: int = 40  # a player's name
@@ -207,11 +208,20 @@ def check_query(limits: Limits) -> None:
                    number=None if key in NOT_NUMBERS else limits.query_abs_int)
 
 
-def check_body(limits: Limits, api: bool) -> None:
-    """Content type, size, JSON depth and values of a write's body."""
+def takes_photo(view):
+    """Mark a view whose form may carry a photo file: its multipart body may hold ``Limits.photo_bytes``
+    (every other write stays within ``body_bytes``; the photo is decoded with ``vision.images``' checks)."""
+    view.takes_photo = True
+    return view
+
+
+def check_body(limits: Limits, api: bool, most: int | None = None) -> None:
+    """Content type, size, JSON depth and values of a write's body (at most ``most`` bytes, default
+    ``limits.body_bytes``)."""
+    most = limits.body_bytes if most is None else most
     length = request.content_length
-    if length is not None and length > limits.body_bytes:
-        abort(413, f"the request body is too large ({length:,} bytes; at most {limits.body_bytes:,})")
+    if length is not None and length > most:
+        abort(413, f"the request body is too large ({length:,} bytes; at most {most:,})")
     mimetype = request.mimetype
     browser = "Origin" in request.headers or "Sec-Fetch-Site" in request.headers
     if api and (mimetype or browser) and not request.is_json:
@@ -373,7 +383,11 @@ def init_app(app: Flask) -> None:
             abort(403, f"refused a write from another site ({reason}): use the page itself")
         if request.endpoint != "security.pin_page" and not can_write():
             abort(403, "this device sees the table read-only: enter the table PIN at /pin")
-        check_body(limits, api=request.path.startswith("/api/"))
+        most = None
+        if request.mimetype == "multipart/form-data" and getattr(
+                app.view_functions.get(request.endpoint), "takes_photo", False):
+            most = request.max_content_length = limits.photo_bytes
+        check_body(limits, api=request.path.startswith("/api/"), most=most)
         return None
 
     @app.after_request

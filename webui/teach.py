@@ -1,4 +1,8 @@
-"""The "Teach your tiles" screen: the camera's view of the layout becomes the active tile profile.
+"""The "Teach your tiles" screen: the camera's view of known tiles becomes the active tile profile.
+
+The tiles are the layout (one of each, in a fixed order) or whatever the
+players type for the photo (a rack, a few sets); "Forget" goes back to the
+shipped reading.
 
 Self-contained (one blueprint, one template): the work is
 :func:`vision.calibration.teach_layout`; the profile is kept in the data
@@ -12,6 +16,8 @@ from pathlib import Path
 
 from flask import Blueprint, current_app, render_template, request
 
+from webui.security import takes_photo
+
 bp = Blueprint("teach", __name__)
 
 
@@ -21,39 +27,63 @@ def profile_path() -> Path:
     return Path(current_app.config["DATABASE"]).parent / ACTIVE_NAME
 
 
-def _frame():
-    """The uploaded photo, else the camera's newest frame."""
+def _frame() -> tuple:
+    """(the uploaded photo and its file name) else (the camera's newest frame, "camera")."""
     from vision.images import decode_image
 
     upload = request.files.get("photo")
     if upload is not None and upload.filename:
-        return decode_image(upload.read(), name=upload.filename, max_side=2048)
+        return decode_image(upload.read(), name=upload.filename, max_side=2048), upload.filename
     live = current_app.extensions["companion"].live
     buffer = getattr(live, "buffer", None)
     frame = buffer.get_newer(0, timeout=2.0) if buffer is not None else None
     if frame is None:
-        raise LookupError("no camera picture yet: check the camera, or upload a photo of the layout")
-    return frame.image
+        raise LookupError("no camera picture yet: check the camera, or upload a photo of the tiles")
+    return frame.image, "camera"
 
 
 def _model():
-    live = current_app.extensions["companion"].live
-    reader = getattr(live, "reader", None)
+    reader = getattr(current_app.extensions["companion"].live, "reader", None)
     if reader is None:
         raise LookupError("the tile reader is not loaded yet; try again in a few seconds")
     return reader.model
 
 
-@bp.route("/teach", methods=["GET", "POST"])
-def teach():
-    from vision.calibration import LAYOUT, CalibrationError, teach_layout
+def _page(**shown):
     from rules.tiles import Tile
+    from vision.calibration import LAYOUT
 
     rows = [[Tile.from_index(i).code for i in row] for row in LAYOUT]
-    result = error = None
-    if request.method == "POST":
-        try:
-            result = teach_layout(_model(), _frame(), profile_path())
-        except (CalibrationError, LookupError, ValueError) as exc:
-            error = str(exc)
-    return render_template("teach.html", rows=rows, result=result, error=error, active=profile_path().exists())
+    shown.setdefault("active", profile_path().exists())
+    return render_template("teach.html", rows=rows, **shown)
+
+
+@bp.route("/teach", methods=["GET", "POST"])
+@takes_photo
+def teach():
+    from vision.calibration import CalibrationError, teach_layout
+    from vision.profile import set_default_profile
+
+    if request.method == "GET":
+        return _page(typed="")
+    typed = request.form.get("tiles", "")
+    try:
+        model = _model()
+        result = teach_layout(model, *_frame(), profile_path(), typed)
+    except (CalibrationError, LookupError, ValueError) as exc:
+        return _page(typed=typed, error=str(exc))
+    set_default_profile(model.profile)  # a reader loaded later (another camera) reads this box too
+    return _page(typed=typed, result=result)
+
+
+@bp.post("/teach/forget")
+def forget():
+    """Back to the shipped reading, now and at the next start: the profile file goes too."""
+    from vision.profile import set_default_profile
+
+    set_default_profile(None)
+    reader = getattr(current_app.extensions["companion"].live, "reader", None)
+    if reader is not None:
+        reader.model.set_profile(None)
+    profile_path().unlink(missing_ok=True)
+    return _page(typed="", active=False, forgotten=True)
