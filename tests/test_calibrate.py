@@ -211,17 +211,17 @@ def test_calibrate_usage_errors_name_the_problem(tmp_path):
 
 
 def test_teaching_from_a_camera_frame_saves_and_uses_the_profile(tmp_path, layout):
-    from vision.calibration import teach_layout
+    from vision.calibration import teach_from_frame
 
     _path, drawn = layout
     model = TileModel.load()
-    result = teach_layout(model, drawn.image, "camera", tmp_path / "tile_profile.npz")
+    result = teach_from_frame(model, drawn.image, "camera", tmp_path / "tile_profile.npz")
     assert result["placed"] == result["expected"] == 54 and not result["problems"]
     assert result["right_after"] >= result["right_before"] and len(result["tiles"]) == 53
     assert model.profile is not None and (tmp_path / "tile_profile.npz").exists()
     blank = np.full((600, 800, 3), 200, np.uint8)
     with pytest.raises(CalibrationError, match="nothing to learn"):
-        teach_layout(model, blank, "camera", tmp_path / "other.npz")
+        teach_from_frame(model, blank, "camera", tmp_path / "other.npz")
     assert model.profile is not None  # a failed lesson keeps the profile in use
 
 

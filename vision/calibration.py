@@ -475,7 +475,7 @@ def _most_read(probs: np.ndarray) -> str:
     return Tile.from_index(best).code if best <= JOKER_INDEX else "not a tile"
 
 
-def teach_layout(model, frame: np.ndarray, source: str, profile_path, typed: str | None = None) -> dict:
+def teach_from_frame(model, frame: np.ndarray, source: str, profile_path, typed: str | None = None) -> dict:
     """The page's "Teach your tiles": a camera frame becomes the active profile.
 
     The frame (``source`` names it in problems: "camera" or the file sent)

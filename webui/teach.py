@@ -5,7 +5,7 @@ players type for the photo (a rack, a few sets); "Forget" goes back to the
 shipped reading.
 
 Self-contained (one blueprint, one template): the work is
-:func:`vision.calibration.teach_layout`; the profile is kept in the data
+:func:`vision.calibration.teach_from_frame`; the profile is kept in the data
 folder beside the database, where ``rummikub-companion serve`` loads it at
 the next start.
 """
@@ -61,7 +61,7 @@ def _page(**shown):
 @bp.route("/teach", methods=["GET", "POST"])
 @takes_photo
 def teach():
-    from vision.calibration import CalibrationError, teach_layout
+    from vision.calibration import CalibrationError, teach_from_frame
     from vision.profile import set_default_profile
 
     if request.method == "GET":
@@ -69,7 +69,7 @@ def teach():
     typed = request.form.get("tiles", "")
     try:
         model = _model()
-        result = teach_layout(model, *_frame(), profile_path(), typed)
+        result = teach_from_frame(model, *_frame(), profile_path(), typed)
     except (CalibrationError, LookupError, ValueError) as exc:
         return _page(typed=typed, error=str(exc))
     set_default_profile(model.profile)  # a reader loaded later (another camera) reads this box too
