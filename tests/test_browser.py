@@ -394,8 +394,8 @@ def test_teaching_typed_tiles_from_a_phone_photo_and_forgetting_them(browser, tm
             if "not loaded yet" not in page.locator("body").inner_text():
                 break
             page.wait_for_timeout(1000)
-        text = page.locator("body").inner_text()
-        assert "Learned: 8 of 8 tiles placed" in text, text[:800]
+        text = " ".join(page.locator("body").inner_text().split())
+        assert "Learned from 1 photo: 8 of 8 tiles placed" in text, text[:800]
         assert "camera:" not in text  # what the page says it placed names the photo sent
         assert (tmp_path / "tile_profile.npz").exists()
         save(page, tmp_path, "phone-teach-typed.png")

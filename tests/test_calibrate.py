@@ -211,18 +211,18 @@ def test_calibrate_usage_errors_name_the_problem(tmp_path):
 
 
 def test_teaching_from_a_camera_frame_saves_and_uses_the_profile(tmp_path, layout):
-    from vision.calibration import teach_from_frame
+    from vision.calibration import Lesson, teach_from_frames
 
     _path, drawn = layout
     model = TileModel.load()
-    result = teach_from_frame(model, drawn.image, "camera", tmp_path / "tile_profile.npz")
+    result = teach_from_frames(model, [Lesson(drawn.image, "camera")], tmp_path / "tile_profile.npz")
     assert result["placed"] == result["expected"] == 54 and not result["problems"]
     assert result["right_after"] >= result["right_before"] and len(result["tiles"]) == 53
     assert model.profile is not None and (tmp_path / "tile_profile.npz").exists()
     blank = np.full((600, 800, 3), 200, np.uint8)
     with pytest.raises(CalibrationError, match="nothing to learn"):
-        teach_from_frame(model, blank, "camera", tmp_path / "other.npz")
-    assert model.profile is not None  # a failed lesson keeps the profile in use
+        teach_from_frames(model, [Lesson(drawn.image, "camera"), Lesson(blank, "camera")], tmp_path / "other.npz")
+    assert model.profile is not None and not (tmp_path / "other.npz").exists()  # a failed lesson changes nothing
 
 
 def test_the_teach_page_shows_the_layout_and_says_what_went_wrong(tmp_path, model):
@@ -336,7 +336,7 @@ def _shipped_view(model, place, calibration):
     return labels[plain], calibration.softmax(calibration.crop_features(model, crops[plain]) @ w0.T + b0)
 
 
-def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path):
+def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path, monkeypatch):
     from io import BytesIO
     from types import SimpleNamespace
 
@@ -354,19 +354,29 @@ def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path):
     assert len(photo) > 64 * 1024  # larger than any other write may be: the page takes photos
 
     def post(tiles: str):
-        return client.post("/teach", data={"photo": (BytesIO(photo), "rack.png"), "tiles": tiles},
+        done = client.post("/teach", data={"photo": (BytesIO(photo), "rack.png"), "tiles": tiles},
                            content_type="multipart/form-data")
+        assert done.status_code == 200
+        return b" ".join(done.data.split())  # the page's text, its line breaks as spaces
 
     try:
-        done = post("R1 R2 Q3")
-        assert done.status_code == 200 and b"&#39;Q3&#39; is not a tile" in done.data and not saved.exists()
-        done = post("R1 R2 R3 R4 | B7 B8 B9 J")
-        assert done.status_code == 200 and b"Learned: 8 of 8 tiles placed" in done.data
+        assert b"&#39;Q3&#39; is not a tile" in post("R1 R2 Q3") and not saved.exists()
+        assert b"Learned from 1 photo: 8 of 8 tiles placed" in post("R1 R2 R3 R4 | B7 B8 B9 J")
         assert saved.exists() and model.profile is not None and default_profile() is model.profile
         assert b"Forget the taught tiles" in client.get("/teach").data
+        # a second rack adds to the first: the profile is fitted on both
+        photo = typed_photo(tmp_path, "K5 K6 K7 | O11 O12 O13", seed=4).read_bytes()
+        assert b"Learned from 2 photos: 6 of 6 tiles placed" in post("K5 K6 K7 | O11 O12 O13")
+        assert {"R1", "J", "K5", "O13"} <= {t["code"] for t in model.profile.info["tiles"]}
         done = client.post("/teach/forget")
         assert done.status_code == 200 and b"Taught tiles forgotten" in done.data
         assert not saved.exists() and model.profile is None and default_profile() is None
-        assert b"Forget the taught tiles" not in done.data
+        assert not (tmp_path / "tile_lessons").exists() and b"Forget the taught tiles" not in done.data
+        assert b"Learned from 1 photo: 6 of 6" in post("K5 K6 K7 | O11 O12 O13")  # a fresh start
+        monkeypatch.setattr("webui.teach.MOST_LESSONS", 2)  # past it, the oldest lesson goes
+        assert b"Learned from 2 photos" in post("K5 K6 K7 | O11 O12 O13")
+        assert b"Learned from 2 photos" in post("K5 K6 K7 | O11 O12 O13")
+        assert sorted(p.name for p in (tmp_path / "tile_lessons").iterdir()) == [
+            "0002.jpg", "0002.json", "0003.jpg", "0003.json"]
     finally:
         set_default_profile(None)

@@ -475,34 +475,52 @@ def _most_read(probs: np.ndarray) -> str:
     return Tile.from_index(best).code if best <= JOKER_INDEX else "not a tile"
 
 
-def teach_from_frame(model, frame: np.ndarray, source: str, profile_path, typed: str | None = None) -> dict:
-    """The page's "Teach your tiles": a camera frame becomes the active profile.
+@dataclass(frozen=True)
+class Lesson:
+    """One photo the page was taught from: the picture, what names it, and the tiles typed for it
+    (empty: the layout)."""
 
-    The frame (``source`` names it in problems: "camera" or the file sent)
-    shows the layout (:data:`LAYOUT`), or the tiles ``typed`` in reading
-    order as for ``calibrate --photo --tiles`` (a rack, a few sets).
-    The model is first set back to the shipped face layer (the tiles are
-    placed with it), then reads with the new profile, which is saved to
-    ``profile_path`` (the server's data folder). Returns what the page
-    shows: tiles placed, problems, and per-tile confidence before and after.
-    Raises :class:`CalibrationError` for unreadable typing or when no tile
-    could be placed; the profile in use is then kept.
+    image: np.ndarray
+    source: str
+    typed: str = ""
+
+
+def teach_from_frames(model, lessons: list[Lesson], profile_path) -> dict:
+    """The page's "Teach your tiles": the photos taught so far become the active profile.
+
+    Each lesson shows the layout (:data:`LAYOUT`) or the tiles it was typed
+    with, in reading order as for ``calibrate --photo --tiles`` (a rack, a
+    few sets); a club teaches its box a rack at a time, so every lesson
+    refits the profile on all of them.  The newest lesson must place at
+    least one tile, else nothing changes.  The model is first set back to
+    the shipped face layer (the tiles are placed with it), then reads with
+    the new profile, which is saved to ``profile_path`` (the server's data
+    folder). Returns what the page shows: tiles placed in the newest photo,
+    problems, and per-tile confidence before and after over all of them.
+    Raises :class:`CalibrationError` for unreadable typing or when the
+    newest photo placed nothing; the profile in use is then kept.
     """
-    groups = parse_typed(typed) if typed and typed.strip() else [list(r) for r in LAYOUT]
+    if not lessons:
+        raise CalibrationError("no photo to learn from")
+    groups = [parse_typed(n.typed) if n.typed.strip() else [list(r) for r in LAYOUT] for n in lessons]
     previous = model.profile
     model.set_profile(None)
     try:
-        place = place_typed(model, frame, groups, source)
-        profile, reports = calibrate(model, [place])
+        places = [place_typed(model, n.image, g, n.source) for n, g in zip(lessons, groups)]
+        newest = places[-1]
+        if not newest.indices:
+            raise CalibrationError("; ".join(newest.problems + ["nothing to learn from this photo"]))
+        profile, reports = calibrate(model, places)
     except CalibrationError:
         model.set_profile(previous)
         raise
     profile.save(profile_path)
     model.set_profile(profile)
     return {
-        "placed": len(place.indices),
-        "expected": sum(len(g) for g in groups),
-        "problems": place.problems,
+        "placed": len(newest.indices),
+        "expected": sum(len(g) for g in groups[-1]),
+        "photos": len(places),
+        "problems": newest.problems,
         "tiles": [r.__dict__ for r in reports],
         "right_before": sum(r.read_before == r.code for r in reports),
         "right_after": sum(r.read_after == r.code for r in reports),

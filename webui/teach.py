@@ -1,17 +1,21 @@
 """The "Teach your tiles" screen: the camera's view of known tiles becomes the active tile profile.
 
 The tiles are the layout (one of each, in a fixed order) or whatever the
-players type for the photo (a rack, a few sets); "Forget" goes back to the
-shipped reading.
+players type for the photo (a rack, a few sets).  Each lesson (its photo and
+typed tiles) is kept in the data folder, and the profile is fitted on all of
+them, so a box can be taught a rack at a time; "Forget" deletes them and
+goes back to the shipped reading.
 
 Self-contained (one blueprint, one template): the work is
-:func:`vision.calibration.teach_from_frame`; the profile is kept in the data
+:func:`vision.calibration.teach_from_frames`; the profile is kept in the data
 folder beside the database, where ``rummikub-companion serve`` loads it at
 the next start.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 from flask import Blueprint, current_app, render_template, request
@@ -25,6 +29,47 @@ def profile_path() -> Path:
     from vision.profile import ACTIVE_NAME
 
     return Path(current_app.config["DATABASE"]).parent / ACTIVE_NAME
+
+
+LESSONS = "tile_lessons"  # the folder of lessons beside the profile
+MOST_LESSONS = 12  # a new lesson past this many drops the oldest (each one is placed again every time)
+
+
+def lessons_dir() -> Path:
+    return profile_path().parent / LESSONS
+
+
+def _lessons() -> list:
+    """The lessons taught so far, oldest first (a lesson whose files are unreadable is left out)."""
+    import cv2
+
+    from vision.calibration import Lesson
+
+    out = []
+    for meta in sorted(lessons_dir().glob("*.json")):
+        image = cv2.imread(str(meta.with_suffix(".jpg")))
+        try:
+            info = json.loads(meta.read_text())
+        except (OSError, ValueError):
+            continue
+        if image is not None and isinstance(info, dict):
+            out.append(Lesson(image, str(info.get("source", meta.stem)), str(info.get("typed", ""))))
+    return out
+
+
+def _keep(lesson) -> None:
+    """Save the newest lesson and drop the oldest past MOST_LESSONS."""
+    import cv2
+
+    folder = lessons_dir()
+    folder.mkdir(exist_ok=True)
+    metas = sorted(folder.glob("*.json"))
+    number = int(metas[-1].stem) + 1 if metas else 1
+    cv2.imwrite(str(folder / f"{number:04d}.jpg"), lesson.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    (folder / f"{number:04d}.json").write_text(json.dumps({"source": lesson.source, "typed": lesson.typed}))
+    for old in metas[:max(0, len(metas) + 1 - MOST_LESSONS)]:
+        old.unlink(missing_ok=True)
+        old.with_suffix(".jpg").unlink(missing_ok=True)
 
 
 def _frame() -> tuple:
@@ -61,7 +106,7 @@ def _page(**shown):
 @bp.route("/teach", methods=["GET", "POST"])
 @takes_photo
 def teach():
-    from vision.calibration import CalibrationError, teach_from_frame
+    from vision.calibration import CalibrationError, Lesson, teach_from_frames
     from vision.profile import set_default_profile
 
     if request.method == "GET":
@@ -69,9 +114,12 @@ def teach():
     typed = request.form.get("tiles", "")
     try:
         model = _model()
-        result = teach_from_frame(model, *_frame(), profile_path(), typed)
+        lesson = Lesson(*_frame(), typed)
+        earlier = _lessons()[-(MOST_LESSONS - 1):] if profile_path().exists() else []
+        result = teach_from_frames(model, earlier + [lesson], profile_path())
     except (CalibrationError, LookupError, ValueError) as exc:
         return _page(typed=typed, error=str(exc))
+    _keep(lesson)
     set_default_profile(model.profile)  # a reader loaded later (another camera) reads this box too
     return _page(typed=typed, result=result)
 
@@ -86,4 +134,5 @@ def forget():
     if reader is not None:
         reader.model.set_profile(None)
     profile_path().unlink(missing_ok=True)
+    shutil.rmtree(lessons_dir(), ignore_errors=True)
     return _page(typed="", active=False, forgotten=True)
