@@ -378,5 +378,8 @@ def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path, monkeypatc
         assert b"Learned from 2 photos" in post("K5 K6 K7 | O11 O12 O13")
         assert sorted(p.name for p in (tmp_path / "tile_lessons").iterdir()) == [
             "0002.jpg", "0002.json", "0003.jpg", "0003.json"]
+        saved.unlink()  # the profile deleted by hand: its lessons are stale, and the next starts afresh
+        assert b"Learned from 1 photo" in post("K5 K6 K7 | O11 O12 O13")
+        assert sorted(p.name for p in (tmp_path / "tile_lessons").iterdir()) == ["0001.jpg", "0001.json"]
     finally:
         set_default_profile(None)

@@ -115,10 +115,14 @@ def teach():
     try:
         model = _model()
         lesson = Lesson(*_frame(), typed)
-        earlier = _lessons()[-(MOST_LESSONS - 1):] if profile_path().exists() else []
+        # lessons left without their profile (deleted by hand) are stale: a fresh start
+        earlier = _lessons() if profile_path().exists() else []
+        earlier = earlier[max(0, len(earlier) + 1 - MOST_LESSONS):]
         result = teach_from_frames(model, earlier + [lesson], profile_path())
     except (CalibrationError, LookupError, ValueError) as exc:
         return _page(typed=typed, error=str(exc))
+    if not earlier:
+        shutil.rmtree(lessons_dir(), ignore_errors=True)
     _keep(lesson)
     set_default_profile(model.profile)  # a reader loaded later (another camera) reads this box too
     return _page(typed=typed, result=result)
