@@ -369,16 +369,12 @@ def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
 def test_teaching_typed_tiles_from_a_phone_photo_and_forgetting_them(browser, tmp_path):
     """The real server, a phone: a full-size phone photo of a few typed tiles is learned, then forgotten."""
     import cv2
-    import numpy as np
 
-    from models.render.calibration import rows_photo
-    from rules.tiles import parse_tiles
+    from test_calibrate import rows_drawing
 
     typed = "R1 R2 R3 R4 | B7 B8 B9 J"
-    rows = [[t.index for t in parse_tiles(row)] for row in typed.split("|")]
     photo = tmp_path / "rack.jpg"
-    cv2.imwrite(str(photo), rows_photo(np.random.default_rng(3), rows, "heirloom", size=(4032, 3024)).image,
-                [cv2.IMWRITE_JPEG_QUALITY, 95])
+    cv2.imwrite(str(photo), rows_drawing(typed, size=(4032, 3024)).image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert photo.stat().st_size > 1_000_000  # a phone photo, far past the limit of any other write
     port = free_port()
     proc = serve(port, tmp_path / "c.sqlite3", tmp_path, source=None)

@@ -33,11 +33,15 @@ def layout(tmp_path_factory) -> tuple[Path, object]:
     return path, drawn
 
 
-def typed_photo(tmp_path: Path, text: str, seed: int = 3) -> Path:
+def rows_drawing(text: str, seed: int = 3, size: tuple[int, int] = (900, 600)):
+    """The unseen edition's tiles ``text`` ("R1 R2 | B7 B8") drawn in upright rows, as typed."""
     rows = [[t.index for t in parse_tiles(row)] for row in text.split("|")]
-    drawn = rows_photo(np.random.default_rng(seed), rows, UNSEEN, size=(900, 600))
+    return rows_photo(np.random.default_rng(seed), rows, UNSEEN, size=size)
+
+
+def typed_photo(tmp_path: Path, text: str, seed: int = 3) -> Path:
     path = tmp_path / "typed.png"
-    cv2.imwrite(str(path), drawn.image)
+    cv2.imwrite(str(path), rows_drawing(text, seed).image)
     return path
 
 
@@ -138,11 +142,6 @@ def test_a_mismatched_tiles_list_is_reported_clearly(tmp_path):
     assert done.returncode == 0  # the six that match are still learned
     done = calibrate("--out", str(tmp_path / "q.npz"), "--photo", str(photo), "--tiles", "R1 R2 R3 R4 R5 | B7 O7 K7")
     assert "typed 8 tiles but found 7" in done.stderr and "could not place" in done.stderr
-
-
-def rows_drawing(text: str, seed: int = 3):
-    rows = [[t.index for t in parse_tiles(row)] for row in text.split("|")]
-    return rows_photo(np.random.default_rng(seed), rows, UNSEEN, size=(900, 600))
 
 
 def placed_right(place, drawn) -> int:

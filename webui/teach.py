@@ -87,8 +87,13 @@ def _frame() -> tuple:
     return frame.image, "camera"
 
 
+def _reader():
+    """The camera's reader, None until it has loaded."""
+    return getattr(current_app.extensions["companion"].live, "reader", None)
+
+
 def _model():
-    reader = getattr(current_app.extensions["companion"].live, "reader", None)
+    reader = _reader()
     if reader is None:
         raise LookupError("the tile reader is not loaded yet; try again in a few seconds")
     return reader.model
@@ -134,7 +139,7 @@ def forget():
     from vision.profile import set_default_profile
 
     set_default_profile(None)
-    reader = getattr(current_app.extensions["companion"].live, "reader", None)
+    reader = _reader()
     if reader is not None:
         reader.model.set_profile(None)
     profile_path().unlink(missing_ok=True)
