@@ -114,30 +114,33 @@ def tile_frames(quads: np.ndarray, as_read: bool = False) -> TileFrame:
 FACE_ASPECT = 0.75  # a tile face's width over its height
 FORESHORTENED = 1.1  # a photo whose faces need stretching this much one way is flattened first
 STEEPEST = 3.0  # ...and no more than this: beyond, the faces' outlines say nothing trustworthy
+SQUASHED = 1.3  # faces squashed this much (a camera about 45 degrees above the table) are worth a look from above
+NARROWEST, WIDEST = 0.62, 0.85  # face aspects of the editions known: a squash within them may be the box's own shape
+SQUASH_TILES = 3  # fewer tiles than this say nothing of how the table is seen
 
 
-def from_above(quads: np.ndarray) -> np.ndarray:
-    """The quads as the table would show them seen from straight above (up to scale and turn).
+def flattening(quads: np.ndarray, aspect: float = FACE_ASPECT) -> np.ndarray | None:
+    """The 2x2 linear map (area kept) that shows the table as seen from straight above, or None.
 
     A photo taken from a seat at the table foreshortens every face the same
     way: at 40 degrees a face 0.75 as wide as tall comes out wider than tall,
     and a set's tiles no longer lie one face width apart along their x axes.
-    Each face is a rectangle FACE_ASPECT wide for one high, so the one linear
+    Each face is a rectangle ``aspect`` wide for one high, so the one linear
     map that makes the faces' edges square and of that aspect again (fitted
     to all of them, least squares, the worst-fitting outlines left out once)
-    is the one that undoes the foreshortening.  Photos from above, and those
-    with too few tiles to tell, are left as they are.
+    is the one that undoes the foreshortening.  None for photos from above
+    (less than FORESHORTENED) and those with too few tiles to tell.
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     if len(q) < 2:
-        return q
+        return None
     ex = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2  # along the top edge
     ey = ((q[:, 0] - q[:, 3]) + (q[:, 1] - q[:, 2])) / 2  # up the side
     size = np.sqrt(np.linalg.norm(ex, axis=1) * np.linalg.norm(ey, axis=1))[:, None]
     if not np.all(size > 0):
-        return q
+        return None
     ex, ey = ex / size, ey / size
-    r2 = FACE_ASPECT ** 2
+    r2 = aspect ** 2
     # with M = T'T for the map T sought: ex'M ey = 0 (square corners), ex'M ex = r2 ey'M ey (the aspect)
     square = np.stack([ex[:, 0] * ey[:, 0], ex[:, 0] * ey[:, 1] + ex[:, 1] * ey[:, 0], ex[:, 1] * ey[:, 1]], 1)
     aspect = np.stack([ex[:, 0] ** 2 - r2 * ey[:, 0] ** 2, 2 * (ex[:, 0] * ex[:, 1] - r2 * ey[:, 0] * ey[:, 1]),
@@ -149,8 +152,41 @@ def from_above(quads: np.ndarray) -> np.ndarray:
         keep = misfit <= 2 * np.median(misfit)
     stretch, axes = np.linalg.eigh(np.array([[m[0], m[1]], [m[1], m[2]]]) * np.sign(m[0] + m[2]))
     if stretch.min() <= 0 or not FORESHORTENED <= np.sqrt(stretch.max() / stretch.min()) <= STEEPEST:
+        return None
+    return axes @ np.diag(np.sqrt(stretch / np.sqrt(stretch.prod()))) @ axes.T
+
+
+def squashed_table(quads: np.ndarray) -> np.ndarray | None:
+    """The flattening of a photo whose faces are squashed more than any edition's shape explains
+    (at least SQUASHED, with a face NARROWEST..WIDEST wide for one high, whichever needs the lesser
+    stretch), else None.
+
+    :func:`flattening` assumes FACE_ASPECT; a box of narrower tiles laid all
+    one way looks to it like a table seen slanted.  Only a squash no box
+    explains is worth looking at the photo again for.
+    """
+    if len(quads) < SQUASH_TILES:
+        return None
+    maps = [flattening(quads, aspect) for aspect in (NARROWEST, WIDEST)]
+    if any(t is None for t in maps):
+        return None
+    t = min(maps, key=squash)
+    return t if squash(t) >= SQUASHED else None
+
+
+def squash(t: np.ndarray) -> float:
+    """How much a flattening stretches one way against the other."""
+    s = np.linalg.svd(t, compute_uv=False)
+    return float(s.max() / s.min())
+
+
+def from_above(quads: np.ndarray) -> np.ndarray:
+    """The quads as the table would show them seen from straight above (up to scale and turn), about
+    their centre (:func:`flattening`); photos from above are left as they are."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    t = flattening(q)
+    if t is None:
         return q
-    t = axes @ np.diag(np.sqrt(stretch / np.sqrt(stretch.prod()))) @ axes.T  # area kept
     centre = q.reshape(-1, 2).mean(axis=0)
     return (q - centre) @ t.T + centre
 
@@ -493,4 +529,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "from_above", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "flattening", "from_above", "squashed_table", "squash", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]

@@ -16,8 +16,9 @@ import onnxruntime as ort
 
 from rules.tiles import Tile
 from vision.crops import order_upright, turn_upright, warp_crop
-from vision.geometry import FACE_ASPECT
+from vision.geometry import FACE_ASPECT, squashed_table
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
+from vision.racks import rack_rows
 from vision.recover import beside_places, in_holes, uncovered_places, wide_outlines
 from vision.types import TileDetections
 
@@ -43,6 +44,7 @@ SURE_UPRIGHT = 0.95
 RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classifier reads one this surely
 HOLE_OUTLINE = 0.7  # an outline turned down by the classifier fills a hole in a line when outlined this surely...
 HOLE_REJECT = 0.9  # ...and the classifier's "no tile" is less sure than this
+KEEP_FLAT = 0.8  # the look from above is kept only when it finds at least this share of the tiles the first found
 
 
 class Outlines(NamedTuple):
@@ -244,9 +246,18 @@ class TileModel:
             return data["features"].astype(np.float32), data["labels"].astype(np.int64)
 
     def detect(self, image: np.ndarray) -> TileDetections:
-        """Every face-up tile: quads in reading order, tile index, confidence."""
+        """Every face-up tile: quads in reading order, tile index, confidence.  A table photographed
+        from low down is looked at again as seen from above (:meth:`_detect_from_above`)."""
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image (H, W, 3)")
+        found = self._detect_as_shown(image)
+        above = self._detect_from_above(image, found)
+        if above is None:
+            return found
+        return _racks_as_shown(found, _surer(found, above), image)
+
+    def _detect_as_shown(self, image: np.ndarray) -> TileDetections:
+        """:meth:`detect` on the photo as the camera shows it."""
         look = self._look(image)
         found = self._read_outlines(image, look.quads, look.scores)
         if len(found) > FEW:
@@ -272,6 +283,26 @@ class TileModel:
             for q in big.quads)]
         rest = found[np.array(inside, dtype=np.int64)] if inside else TileDetections.empty()
         return TileDetections.concat([big, rest])
+
+    def _detect_from_above(self, image: np.ndarray, found: TileDetections) -> TileDetections | None:
+        """The tiles found again in the photo stretched into a view from above, or None when ``found``
+        does not show the table squashed (``vision.geometry.squashed_table``).
+
+        From a seat at the table the camera squashes every face lying on it
+        along the line of sight: outlines come out too short or askew, tiles
+        of a set run together, an 11 reads as a 4.  The detector looks again
+        at the photo stretched back as the faces say, and the outlines it
+        finds are mapped back onto the photo.
+        """
+        t = squashed_table(found.quads)
+        if t is None:
+            return None
+        flat, back = _seen_from_above(image, t)
+        again = self._detect_as_shown(flat)
+        if len(again) < KEEP_FLAT * len(found):  # the stretched photo lost tiles: the first look stays
+            return None
+        again.quads = (again.quads.reshape(-1, 2) @ back[:, :2].T + back[:, 2]).astype(np.float32).reshape(-1, 4, 2)
+        return again
 
     def _detect_close_up(self, image: np.ndarray) -> TileDetections:
         """No tile found: the photo may be one tile filling the frame, far larger than any tile the
@@ -419,6 +450,64 @@ class TileModel:
         add = np.array(add, dtype=np.int64)
         return TileDetections.concat([found[keep], TileDetections(quads[add], ids[add], scores[add],
                                                                   probs=probs[add, :self.reject])])
+
+
+def _racks_as_shown(shown: TileDetections, above: TileDetections, image: np.ndarray) -> TileDetections:
+    """The tiles seen from above, except those standing on a rack, which keep the photo's own look:
+    a rack holds its tiles up towards the camera, so they are not squashed as the table is, and
+    stretching them with the table would lose their rack."""
+    standing = np.array(sorted({t for row in rack_rows(shown.quads, image) for t in row}), dtype=np.int64)
+    if not len(standing):
+        return above
+    racks = [q.reshape(-1, 1, 2).astype(np.float32) for q in shown.quads[standing]]
+    lying = [k for k, c in enumerate(above.centers) if not any(
+        cv2.pointPolygonTest(q, (float(c[0]), float(c[1])), False) >= 0 for q in racks)]
+    return TileDetections.concat([shown[standing], above[np.array(lying, dtype=np.int64)]])
+
+
+
+def _surer(shown: TileDetections, above: TileDetections) -> TileDetections:
+    """The tiles of the look from above, each read as the first look read it where that reading is
+    surer (both outlines hold each other's centre): one stretch undoes a perspective's squash
+    only on average, so the tiles nearest the camera may read better as shown.  The outlines
+    stay those from above, turned to the first reading's corners, so a set's tiles are outlined
+    alike."""
+    if not len(above) or not len(shown):
+        return above
+
+    def holds(quad: np.ndarray, point: np.ndarray) -> bool:
+        return cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32), (float(point[0]), float(point[1])),
+                                    False) >= 0
+
+    out = above[np.arange(len(above))]
+    taken = set()
+    for k in range(len(above)):
+        same = next((j for j in range(len(shown)) if j not in taken and holds(above.quads[k], shown.centers[j])
+                     and holds(shown.quads[j], above.centers[k])), None)
+        if same is None or shown.scores[same] <= above.scores[k]:
+            continue
+        taken.add(same)
+        turns = [np.roll(above.quads[k], r, axis=0) for r in range(4)]
+        out.quads[k] = min(turns, key=lambda q: float(np.linalg.norm(q - shown.quads[same], axis=1).sum()))
+        out.class_ids[k], out.scores[k], out.probs[k] = shown.class_ids[same], shown.scores[same], shown.probs[same]
+    return out
+
+
+def _seen_from_above(image: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the photo under the linear map ``t``, on a canvas holding all of it and about as many pixels;
+    the 2x3 affine map from that canvas back to the photo).  Uncovered corners take the colour
+    of the photo's rim."""
+    h, w = image.shape[:2]
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ t.T
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    size = hi - lo
+    fit = min(1.0, float(np.sqrt(w * h / (size[0] * size[1])))) if size.prod() > 0 else 1.0
+    forward = np.hstack([t * fit, (-lo * fit)[:, None]])
+    out = (max(1, int(np.ceil(size[0] * fit))), max(1, int(np.ceil(size[1] * fit))))
+    rim = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    fill = tuple(float(v) for v in np.median(rim, axis=0))
+    flat = cv2.warpAffine(image, forward, out, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+    return flat, cv2.invertAffineTransform(forward)
 
 
 def _digits_of(whole: int, a: int, b: int) -> bool:

@@ -1,0 +1,151 @@
+"""A table photographed from a seat: its faces are squashed, and the photo is looked at again from above.
+
+The geometry tests need no model; the rest run the shipped model on the
+sample photos squashed as a low camera shows them.
+"""
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.model as model_mod
+from models.render.layout import careless_line
+from rules.options import find_variant
+from rules.tiles import Tile, parse_tiles
+from vision.geometry import squash, squashed_table
+from vision.reader import ReaderOptions, TableReader
+from vision.types import TileDetections
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPECTED = json.loads((ROOT / "sample_images" / "expected.json").read_text())
+
+
+def laid(aspect: float, degrees: list[float], seed: int = 0, height: float = 60.0) -> np.ndarray:
+    """Three sets of a box whose faces are ``aspect`` wide for one high, each set turned by one of ``degrees``."""
+    rng = np.random.default_rng(seed)
+    quads = []
+    for k, (codes, angle) in enumerate(zip(("R4 R5 R6 R7", "K9 B9 O9", "B10 B11 B12"), degrees)):
+        start = np.array([300.0, 300.0 + 2.5 * height * k])
+        spots = careless_line([t.index for t in parse_tiles(codes)], start, angle, height, aspect, rng, 0.3)
+        quads += [s.quad(aspect) for s in spots]
+    return np.array(quads)
+
+
+@pytest.mark.parametrize("aspect", [0.64, 0.75, 0.82])
+@pytest.mark.parametrize("degrees", [[0, 0, 0], [90, 90, 90], [0, 45, 90]])
+def test_any_box_photographed_from_above_is_not_taken_for_a_squashed_table(aspect, degrees):
+    assert squashed_table(laid(aspect, degrees)) is None
+
+
+@pytest.mark.parametrize("aspect", [0.64, 0.75, 0.82])
+@pytest.mark.parametrize("degrees", [[0, 0, 0], [90, 90, 90], [0, 45, 90]])
+def test_a_table_seen_from_low_down_is_squashed_whatever_the_box(aspect, degrees):
+    """Seen at 0.5 of its depth (a camera 30 degrees above the table), with tiles of any edition.
+    Tiles all laid one way cannot say the box's shape: the lesser stretch (the widest box's) is
+    undone, down to 2 x 0.64 / 0.85."""
+    t = squashed_table(laid(aspect, degrees) * np.array([1.0, 0.5]))
+    assert t is not None
+    assert 1.45 <= squash(t) <= 2.4
+    up = np.linalg.svd(t)[0][:, 0]  # the way it stretches most: the photo's depth
+    assert abs(up[1]) > 0.95
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return TableReader.from_model_dir(None, ReaderOptions(rules=find_variant("sabra")))
+
+
+def seen_from_a_seat(name: str, seen: float, degrees: float) -> np.ndarray:
+    """A sample photo turned by ``degrees`` in the hand, then squashed to ``seen`` of its depth."""
+    image = cv2.imread(str(ROOT / "sample_images" / name))
+    h, w = image.shape[:2]
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(image, (w, round(h * seen)), interpolation=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize("name, seen, degrees", [("valid_table.jpg", 0.45, 0), ("invalid_table.jpg", 0.45, 0),
+                                                 ("turned_table.jpg", 0.45, 30), ("turned_table.jpg", 0.55, 30)])
+def test_a_table_photographed_from_low_down_reads_as_from_above(reader, monkeypatch, name, seen, degrees):
+    """At 0.45 of its depth (about 27 degrees above the table) the faces are twice as wide as
+    tall: read as shown, 11s read as 4s and sets fall apart; seen again from above, every tile
+    and set is as laid."""
+    looks = []
+    shown = model_mod.TileModel._detect_as_shown
+    monkeypatch.setattr(model_mod.TileModel, "_detect_as_shown", lambda self, image: looks.append(image.shape)
+                        or shown(self, image))
+    reading = reader.read(seen_from_a_seat(name, seen, degrees))
+    assert len(looks) == 2  # as shown, then from above
+    codes = reading.detections.codes
+    assert sorted(codes) == sorted(EXPECTED[name]["tiles"])
+    assert sorted(" ".join(codes[i] for i in s.indices) for s in reading.sets) == sorted(
+        map(" ".join, EXPECTED[name]["sets"]))
+
+
+def test_a_photo_from_above_is_looked_at_once(reader, monkeypatch):
+    looks = []
+    shown = model_mod.TileModel._detect_as_shown
+    monkeypatch.setattr(model_mod.TileModel, "_detect_as_shown", lambda self, image: looks.append(image.shape)
+                        or shown(self, image))
+    reader.read(cv2.imread(str(ROOT / "sample_images" / "valid_table.jpg")))
+    assert len(looks) == 1
+
+
+def two_looks(monkeypatch, image: np.ndarray, quads: np.ndarray, shown: TileDetections, above_ids, above_scores):
+    """Make the model's first look return ``shown`` and its look from above (a stretch of 2 down the
+    photo) the same outlines read as ``above_ids`` with ``above_scores``."""
+    stretch = np.array([[1.0, 0.0], [0.0, 2.0]])
+    _, back = model_mod._seen_from_above(image, stretch)
+    forward = cv2.invertAffineTransform(back)
+    flat_quads = (quads.reshape(-1, 2) @ forward[:, :2].T + forward[:, 2]).reshape(-1, 4, 2)
+    from_above = TileDetections(flat_quads.astype(np.float32), np.array(above_ids), np.array(above_scores, np.float32))
+    looks = iter([shown, from_above])
+    monkeypatch.setattr(model_mod.TileModel, "_detect_as_shown", lambda self, photo: next(looks))
+    monkeypatch.setattr(model_mod, "squashed_table", lambda found: stretch)
+
+
+def by_place(found: TileDetections) -> dict:
+    return {tuple(np.round(q.mean(axis=0)).astype(int)): (int(c), float(s))
+            for q, c, s in zip(found.quads, found.class_ids, found.scores)}
+
+
+def test_tiles_on_a_rack_keep_the_photos_own_look_and_the_table_takes_the_look_from_above(reader, monkeypatch):
+    """A dark rack above the table: the rack's tiles stand up to the camera, so the look from
+    above (which stretches them) must not replace them; the table's tiles it does replace."""
+    from test_sets_on_tables import rack_and_table
+
+    drawn, _ = rack_and_table(1)
+    n_rack = 10  # rack_and_table lays the two rack rows (6 + 4 tiles) first
+    ids = np.array(drawn.indices)
+    shown = TileDetections(drawn.quads.astype(np.float32), ids, np.full(len(ids), 0.9))
+    misread = np.where(np.arange(len(ids)) < n_rack, 0, ids)  # the stretched rack reads as K1s
+    two_looks(monkeypatch, drawn.image, drawn.quads, shown, misread, np.full(len(ids), 0.95))
+    found = by_place(reader.model.detect(drawn.image))
+    assert len(found) == len(ids)
+    for k, q in enumerate(drawn.quads):
+        code, score = found[tuple(np.round(q.mean(axis=0)).astype(int))]
+        assert code == ids[k]
+        assert score == pytest.approx(0.9 if k < n_rack else 0.95)  # the rack as shown, the table from above
+
+
+def test_a_tile_read_surer_as_shown_keeps_that_reading(reader, monkeypatch):
+    """Under perspective one stretch is right only on average: the tiles nearest the camera may
+    read better as the photo shows them."""
+    image = cv2.imread(str(ROOT / "sample_images" / "valid_table.jpg"))
+    quads = np.array(EXPECTED["valid_table.jpg"]["quads"], np.float32)
+    ids = np.array([Tile.parse(c).index for c in EXPECTED["valid_table.jpg"]["tiles"]])
+    shown_scores = np.where(np.arange(len(ids)) == 0, 0.99, 0.6).astype(np.float32)
+    shown = TileDetections(quads, ids, shown_scores)
+    above_ids = ids.copy()
+    above_ids[0] = Tile.parse("O3").index  # read surer as shown (0.99 against 0.8)
+    above_ids[1] = Tile.parse("B4").index  # read surer from above (0.8 against 0.6)
+    two_looks(monkeypatch, image, quads, shown, above_ids, np.full(len(ids), 0.8))
+    found = by_place(reader.model.detect(image))
+    assert len(found) == len(ids)
+    codes = [Tile.from_index(found[tuple(np.round(q.mean(axis=0)).astype(int))][0]).code for q in quads]
+    assert codes[0] == EXPECTED["valid_table.jpg"]["tiles"][0]
+    assert codes[1] == "B4"
+    assert codes[2:] == EXPECTED["valid_table.jpg"]["tiles"][2:]
