@@ -141,14 +141,14 @@ def flattening(quads: np.ndarray, aspect: float = FACE_ASPECT) -> np.ndarray | N
         return None
     ex, ey = ex / size, ey / size
     r2 = aspect ** 2
-    # with M = T'T for the map T sought: ex'M ey = 0 (square corners), ex'M ex = r2 ey'M ey (the aspect)
+    # with M = T'T for the map T sought: ex'M ey = 0 (square corners), ex'M ex = r2 ey'M ey (the face's shape)
     square = np.stack([ex[:, 0] * ey[:, 0], ex[:, 0] * ey[:, 1] + ex[:, 1] * ey[:, 0], ex[:, 1] * ey[:, 1]], 1)
-    aspect = np.stack([ex[:, 0] ** 2 - r2 * ey[:, 0] ** 2, 2 * (ex[:, 0] * ex[:, 1] - r2 * ey[:, 0] * ey[:, 1]),
+    shape = np.stack([ex[:, 0] ** 2 - r2 * ey[:, 0] ** 2, 2 * (ex[:, 0] * ex[:, 1] - r2 * ey[:, 0] * ey[:, 1]),
                        ex[:, 1] ** 2 - r2 * ey[:, 1] ** 2], 1)
     keep = np.ones(len(q), bool)
     for _ in range(2):
-        m = np.linalg.svd(np.concatenate([square[keep], aspect[keep]]))[2][-1]
-        misfit = np.abs(square @ m) + np.abs(aspect @ m)
+        m = np.linalg.svd(np.concatenate([square[keep], shape[keep]]))[2][-1]
+        misfit = np.abs(square @ m) + np.abs(shape @ m)
         keep = misfit <= 2 * np.median(misfit)
     stretch, axes = np.linalg.eigh(np.array([[m[0], m[1]], [m[1], m[2]]]) * np.sign(m[0] + m[2]))
     if stretch.min() <= 0 or not FORESHORTENED <= np.sqrt(stretch.max() / stretch.min()) <= STEEPEST:

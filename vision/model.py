@@ -278,11 +278,7 @@ class TileModel:
         if not len(big):
             return found
         # the big tiles win over whatever the first look made of their parts
-        inside = [k for k, c in enumerate(found.centers) if not any(
-            cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(c[0]), float(c[1])), False) >= 0
-            for q in big.quads)]
-        rest = found[np.array(inside, dtype=np.int64)] if inside else TileDetections.empty()
-        return TileDetections.concat([big, rest])
+        return TileDetections.concat([big, found[_outside(found, big.quads)]])
 
     def _detect_from_above(self, image: np.ndarray, found: TileDetections) -> TileDetections | None:
         """The tiles found again in the photo stretched into a view from above, or None when ``found``
@@ -459,11 +455,18 @@ def _racks_as_shown(shown: TileDetections, above: TileDetections, image: np.ndar
     standing = np.array(sorted({t for row in rack_rows(shown.quads, image) for t in row}), dtype=np.int64)
     if not len(standing):
         return above
-    racks = [q.reshape(-1, 1, 2).astype(np.float32) for q in shown.quads[standing]]
-    lying = [k for k, c in enumerate(above.centers) if not any(
-        cv2.pointPolygonTest(q, (float(c[0]), float(c[1])), False) >= 0 for q in racks)]
-    return TileDetections.concat([shown[standing], above[np.array(lying, dtype=np.int64)]])
+    return TileDetections.concat([shown[standing], above[_outside(above, shown.quads[standing])]])
 
+
+def _holds(quad: np.ndarray, point: np.ndarray) -> bool:
+    """The point lies inside the quad or on its edge."""
+    return cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32), (float(point[0]), float(point[1])),
+                                False) >= 0
+
+
+def _outside(found: TileDetections, quads: np.ndarray) -> np.ndarray:
+    """Indices of the tiles of ``found`` whose centres lie in none of ``quads``."""
+    return np.array([k for k, c in enumerate(found.centers) if not any(_holds(q, c) for q in quads)], dtype=np.int64)
 
 
 def _surer(shown: TileDetections, above: TileDetections) -> TileDetections:
@@ -474,16 +477,11 @@ def _surer(shown: TileDetections, above: TileDetections) -> TileDetections:
     alike."""
     if not len(above) or not len(shown):
         return above
-
-    def holds(quad: np.ndarray, point: np.ndarray) -> bool:
-        return cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32), (float(point[0]), float(point[1])),
-                                    False) >= 0
-
     out = above[np.arange(len(above))]
     taken = set()
     for k in range(len(above)):
-        same = next((j for j in range(len(shown)) if j not in taken and holds(above.quads[k], shown.centers[j])
-                     and holds(shown.quads[j], above.centers[k])), None)
+        same = next((j for j in range(len(shown)) if j not in taken and _holds(above.quads[k], shown.centers[j])
+                     and _holds(shown.quads[j], above.centers[k])), None)
         if same is None or shown.scores[same] <= above.scores[k]:
             continue
         taken.add(same)
@@ -501,7 +499,7 @@ def _seen_from_above(image: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.n
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ t.T
     lo, hi = corners.min(axis=0), corners.max(axis=0)
     size = hi - lo
-    fit = min(1.0, float(np.sqrt(w * h / (size[0] * size[1])))) if size.prod() > 0 else 1.0
+    fit = min(1.0, float(np.sqrt(w * h / (size[0] * size[1]))))  # t keeps area: size is never 0
     forward = np.hstack([t * fit, (-lo * fit)[:, None]])
     out = (max(1, int(np.ceil(size[0] * fit))), max(1, int(np.ceil(size[1] * fit))))
     rim = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
