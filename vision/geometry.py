@@ -174,6 +174,86 @@ def squashed_table(quads: np.ndarray) -> np.ndarray | None:
     return t if squash(t) >= SQUASHED else None
 
 
+TILTED = 1.15  # the faces lying nearest the camera come out this much larger (in side) than the farthest: a perspective worth undoing
+STEEPEST_TILT = 2.5  # the view from above never enlarges one corner of the photo more than this against another
+TILT_TILES = 8  # fewer faces than this cannot tell a perspective from the faces' own scatter in size
+
+
+def tilting(quads: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The 3x3 projective map ``[[1, 0, 0], [0, 1, 0], [p, q, 1]]`` (in pixels of a photo of
+    ``shape``) under which the faces are all one size, or None when their sizes hardly change
+    across the photo.
+
+    Under perspective the table's far side comes out smaller than its near side.
+    A projective map with bottom row (p, q, 1) scales the area about a point by
+    ``1 / w**3``, ``w = 1 + p x + q y``; so the map making every face equally
+    large has ``w`` proportional to the cube root of each face's area, a plane
+    fitted to the faces by least squares (the worst-fitting left out twice, as
+    faces read at a rack or a clutter outline).  The map is weakened where it
+    would enlarge one corner of the photo more than STEEPEST_TILT times
+    another.  Followed by :func:`flattening`, it shows the table from above.
+    """
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    if len(q) < TILT_TILES:
+        return None
+    h, w = shape[:2]
+    centre, half = np.array([w / 2, h / 2]), max(w, h) / 2
+    x = (q.mean(axis=1) - centre) / half
+    a = 0.5 * np.abs(np.einsum("ij,ij->i", q[:, :, 0], np.roll(q[:, :, 1], -1, axis=1))
+                     - np.einsum("ij,ij->i", q[:, :, 1], np.roll(q[:, :, 0], -1, axis=1)))
+    size = np.cbrt(a)
+    design = np.column_stack([np.ones(len(q)), x])
+    keep = size > 0
+    for _ in range(3):
+        if keep.sum() < TILT_TILES:
+            return None
+        fit = np.linalg.lstsq(design[keep], size[keep], rcond=None)[0]
+        misfit = np.abs(design @ fit - size)
+        keep = misfit <= 2.5 * np.median(misfit[keep]) + 1e-9
+    if fit[0] <= 0:
+        return None
+    slope = fit[1:] / fit[0]
+    across = x[keep] @ slope
+    if 1 + across.min() <= 0 or (1 + across.max()) / (1 + across.min()) < TILTED:
+        return None
+    rim = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / (2 * half) @ slope
+    lo, hi = rim.min(), rim.max()
+    if lo <= -1 or (1 + hi) / (1 + lo) > STEEPEST_TILT:  # weaken it until the corners' ratio is STEEPEST_TILT
+        slope = slope * (STEEPEST_TILT - 1) / (hi - STEEPEST_TILT * lo)
+    to_unit = np.array([[1 / half, 0, -centre[0] / half], [0, 1 / half, -centre[1] / half], [0, 0, 1]])
+    tilt = np.eye(3)
+    tilt[2, :2] = slope
+    return np.linalg.inv(to_unit) @ tilt @ to_unit
+
+
+def projected(quads: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """The quads' corners under the 3x3 projective map ``view``."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 2)
+    p = np.column_stack([q, np.ones(len(q))]) @ view.T
+    return (p[:, :2] / p[:, 2:]).reshape(np.shape(quads))
+
+
+def table_view(lying: np.ndarray, shape: tuple[int, ...], stretch: np.ndarray) -> np.ndarray:
+    """The 3x3 map that shows a squashed table as seen from straight above, given the faces lying
+    on it (not those standing on a rack) and their :func:`squashed_table` ``stretch``.
+
+    One linear stretch undoes a camera's slant only on average: it over-
+    stretches the near tiles and under-stretches the far ones.  Where the
+    faces' sizes show a perspective (:func:`tilting`), it is undone first and
+    the stretch is fitted again to the faces as it leaves them.
+    """
+    view = np.eye(3)
+    tilt = tilting(lying, shape)
+    if tilt is None:
+        view[:2, :2] = stretch
+        return view
+    level = projected(lying, tilt)
+    maps = [flattening(level, aspect) for aspect in (NARROWEST, WIDEST)]
+    if all(m is not None for m in maps):  # else the faces come out of the tilt as seen from above
+        view[:2, :2] = min(maps, key=squash)
+    return view @ tilt
+
+
 def squash(t: np.ndarray) -> float:
     """How much a flattening stretches one way against the other."""
     s = np.linalg.svd(t, compute_uv=False)
@@ -529,4 +609,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "flattening", "from_above", "squashed_table", "squash", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "flattening", "from_above", "squashed_table", "squash", "tilting", "projected", "table_view", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]

@@ -16,7 +16,7 @@ import onnxruntime as ort
 
 from rules.tiles import Tile
 from vision.crops import order_upright, turn_upright, warp_crop
-from vision.geometry import FACE_ASPECT, squashed_table
+from vision.geometry import FACE_ASPECT, projected, squashed_table, table_view
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
 from vision.racks import rack_rows
 from vision.recover import beside_places, in_holes, uncovered_places, wide_outlines
@@ -251,10 +251,15 @@ class TileModel:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image (H, W, 3)")
         found = self._detect_as_shown(image)
-        above = self._detect_from_above(image, found)
+        stretch = squashed_table(found.quads)
+        if stretch is None:
+            return found
+        standing = np.zeros(len(found), bool)
+        standing[[t for row in rack_rows(found.quads, image) for t in row]] = True
+        above = self._detect_from_above(image, found, table_view(found.quads[~standing], image.shape, stretch))
         if above is None:
             return found
-        return _racks_as_shown(found, _surer(found, above), image)
+        return _racks_as_shown(found, standing, _surer(found, above))
 
     def _detect_as_shown(self, image: np.ndarray) -> TileDetections:
         """:meth:`detect` on the photo as the camera shows it."""
@@ -280,24 +285,22 @@ class TileModel:
         # the big tiles win over whatever the first look made of their parts
         return TileDetections.concat([big, found[_outside(found, big.quads)]])
 
-    def _detect_from_above(self, image: np.ndarray, found: TileDetections) -> TileDetections | None:
-        """The tiles found again in the photo stretched into a view from above, or None when ``found``
-        does not show the table squashed (``vision.geometry.squashed_table``).
+    def _detect_from_above(self, image: np.ndarray, found: TileDetections, view: np.ndarray) -> TileDetections | None:
+        """The tiles found again in the photo shown as seen from above by the 3x3 map ``view``
+        (``vision.geometry.table_view``), or None when that look loses tiles.
 
         From a seat at the table the camera squashes every face lying on it
-        along the line of sight: outlines come out too short or askew, tiles
-        of a set run together, an 11 reads as a 4.  The detector looks again
-        at the photo stretched back as the faces say, and the outlines it
-        finds are mapped back onto the photo.
+        along the line of sight, the far ones most: outlines come out too
+        short or askew, tiles of a set run together, an 11 reads as a 4.  The
+        detector looks again at the photo mapped back to a view from above as
+        the faces lying on the table say, and the outlines it finds are mapped
+        back onto the photo.
         """
-        t = squashed_table(found.quads)
-        if t is None:
-            return None
-        flat, back = _seen_from_above(image, t)
+        flat, back = _seen_from_above(image, view)
         again = self._detect_as_shown(flat)
         if len(again) < KEEP_FLAT * len(found):  # the stretched photo lost tiles: the first look stays
             return None
-        again.quads = (again.quads.reshape(-1, 2) @ back[:, :2].T + back[:, 2]).astype(np.float32).reshape(-1, 4, 2)
+        again.quads = projected(again.quads, back).astype(np.float32)
         return again
 
     def _detect_close_up(self, image: np.ndarray) -> TileDetections:
@@ -448,12 +451,11 @@ class TileModel:
                                                                   probs=probs[add, :self.reject])])
 
 
-def _racks_as_shown(shown: TileDetections, above: TileDetections, image: np.ndarray) -> TileDetections:
-    """The tiles seen from above, except those standing on a rack, which keep the photo's own look:
-    a rack holds its tiles up towards the camera, so they are not squashed as the table is, and
-    stretching them with the table would lose their rack."""
-    standing = np.array(sorted({t for row in rack_rows(shown.quads, image) for t in row}), dtype=np.int64)
-    if not len(standing):
+def _racks_as_shown(shown: TileDetections, standing: np.ndarray, above: TileDetections) -> TileDetections:
+    """The tiles seen from above, except those ``standing`` on a rack, which keep the photo's own
+    look: a rack holds its tiles up towards the camera, so they are not squashed as the table
+    is, and stretching them with the table would lose their rack."""
+    if not standing.any():
         return above
     return TileDetections.concat([shown[standing], above[_outside(above, shown.quads[standing])]])
 
@@ -491,21 +493,22 @@ def _surer(shown: TileDetections, above: TileDetections) -> TileDetections:
     return out
 
 
-def _seen_from_above(image: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the photo under the linear map ``t``, on a canvas holding all of it and about as many pixels;
-    the 2x3 affine map from that canvas back to the photo).  Uncovered corners take the colour
-    of the photo's rim."""
+def _seen_from_above(image: np.ndarray, view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the photo under the 3x3 projective map ``view``, on a canvas holding all of it and about
+    as many pixels; the 3x3 map from that canvas back to the photo).  Uncovered corners take
+    the colour of the photo's rim."""
     h, w = image.shape[:2]
-    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ t.T
+    corners = projected(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64), view)
     lo, hi = corners.min(axis=0), corners.max(axis=0)
-    size = hi - lo
-    fit = min(1.0, float(np.sqrt(w * h / (size[0] * size[1]))))  # t keeps area: size is never 0
-    forward = np.hstack([t * fit, (-lo * fit)[:, None]])
+    size = np.maximum(hi - lo, 1.0)
+    fit = min(1.0, float(np.sqrt(w * h / (size[0] * size[1]))))
+    forward = np.array([[fit, 0, -lo[0] * fit], [0, fit, -lo[1] * fit], [0, 0, 1]]) @ view
     out = (max(1, int(np.ceil(size[0] * fit))), max(1, int(np.ceil(size[1] * fit))))
     rim = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
     fill = tuple(float(v) for v in np.median(rim, axis=0))
-    flat = cv2.warpAffine(image, forward, out, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
-    return flat, cv2.invertAffineTransform(forward)
+    flat = cv2.warpPerspective(image, forward, out, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=fill)
+    return flat, np.linalg.inv(forward)
 
 
 def _digits_of(whole: int, a: int, b: int) -> bool:
