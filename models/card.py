@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 import time
@@ -154,6 +155,20 @@ def made_by(runs: list[tuple[Path, dict]]) -> str:
     return text
 
 
+NOTES = ("reader", "profiles")  # hand-written sections of the card, each between <!-- notes:NAME --> markers
+
+
+def kept_notes(card: str) -> dict[str, str]:
+    """The card's hand-written notes (``notes_NAME``: the marked block with its markers and the
+    blank line after it, or "" when the card has none), so a card measured again keeps what was
+    measured by hand since: changes to the reader tried on the same scenes, the profiles' pitfalls."""
+    notes = {}
+    for name in NOTES:
+        found = re.search(rf"<!-- notes:{name} -->\n.*?<!-- /notes:{name} -->\n", card, re.S)
+        notes[f"notes_{name}"] = found.group(0) + "\n" if found else ""
+    return notes
+
+
 def meta_files(models_dir: Path) -> dict[str, str]:
     """The network files model.json names (the int8 ones when shipped)."""
     meta = json.loads((models_dir / "model.json").read_text())
@@ -211,7 +226,10 @@ def main(argv=None) -> None:
                "files": {k: meta_files(models_dir)[k] for k in ("detector", "classifier")},
                "config": config, "measured": time.strftime("%Y-%m-%d")}
     (models_dir / "metrics.json").write_text(json.dumps(figures, indent=2) + "\n")
-    (models_dir / "README.md").write_text(CARD.format(
+    card = models_dir / "README.md"
+    notes = kept_notes(card.read_text(encoding="utf-8") if card.exists() else "")
+    card.write_text(CARD.format(
+        **notes,
         real_row=row("held-out real photos", real),
         turned_rows="\n".join(row(f"the same, turned {90 * k}°", e) for k, e in turned.items()),
         rendered_row=row("rendered test scenes", rendered),
@@ -316,7 +334,7 @@ and 40 of 276 valid sets shown split or invalid (now {rendered_sets}). Before ou
 with 328 sets exact and 36 false alarms, and the held-out row 0.997: the R8 missed now lies cut by
 the photo's edge, and its outline, first read as no tile, is no longer read turned.
 
-Most frequent mistakes (true→read; `-` is no tile):
+{notes_reader}Most frequent mistakes (true→read; `-` is no tile):
 - real: {mistakes_real}
 - rendered: {mistakes_rendered}
 
@@ -349,7 +367,7 @@ scene, tiles 20-300 px tall):
 profile was calibrated on one rendered layout photo of it
 (`rummikub-companion calibrate --layout`; {placed} of 54 tiles placed in
 {calibrate_seconds:.1f} s for the figures here, 8-55 s while the machine was busy) and the same
-photos read again with it. "Scenes" are
+photos read again with it (figures of this version's reading and calibration). "Scenes" are
 the renderer's every kind of scene (racks, clutter, tiles down to 20 px);
 "tiles in rows" are photos of random tiles laid in upright rows, as a player
 photographs them to type them in (`models/render/calibration.py`). All from
@@ -390,7 +408,7 @@ reads 35 other rendered `modern` photos at F1 0.839 against 0.843 without
 it: a profile helps a box the classifier reads badly (calibrate prints each
 tile's confidence before and after), not an edition it was trained on.
 
-### int8
+{notes_profiles}### int8
 
 `python -m models.quantize` writes statically quantised copies (QDQ, int8
 per-channel weights; the first convolution and the output layers stay
@@ -416,7 +434,7 @@ with `models/export.py` (ONNX checker, onnxruntime compared with PyTorch, the
 networks (`models/onnx_import.py` turns them back into PyTorch). `python -m
 models.quantize` writes the int8 files and points `model.json` at them,
 `python -m models.bank` the feature bank, and `python -m models.card`
-measures and rewrites this card. {made_by} The last run's training
+measures and rewrites this card (keeping the notes written by hand between `<!-- notes:NAME -->` markers). {made_by} The last run's training
 steps took {minutes:.0f} minutes on a 2-core CPU; rendering the scenes,
 loading the photos and the export add a few minutes (the command prints the
 whole time when it ends).
