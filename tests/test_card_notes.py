@@ -3,7 +3,7 @@
 import string
 from pathlib import Path
 
-from models.card import CARD, NOTES, kept_notes
+from models.card_text import CARD, NOTES, kept_notes
 
 ROOT = Path(__file__).resolve().parents[1]
 
