@@ -167,11 +167,15 @@ def squashed_table(quads: np.ndarray) -> np.ndarray | None:
     """
     if len(quads) < SQUASH_TILES:
         return None
+    t = _any_box_flattening(quads)
+    return t if t is not None and squash(t) >= SQUASHED else None
+
+
+def _any_box_flattening(quads: np.ndarray) -> np.ndarray | None:
+    """The lesser of the flattenings for faces NARROWEST and WIDEST wide for one high (what no
+    edition's shape explains), or None when either finds the faces already seen from above."""
     maps = [flattening(quads, aspect) for aspect in (NARROWEST, WIDEST)]
-    if any(t is None for t in maps):
-        return None
-    t = min(maps, key=squash)
-    return t if squash(t) >= SQUASHED else None
+    return None if any(t is None for t in maps) else min(maps, key=squash)
 
 
 TILTED = 1.15  # the faces lying nearest the camera come out this much larger (in side) than the farthest: a perspective worth undoing
@@ -247,10 +251,9 @@ def table_view(lying: np.ndarray, shape: tuple[int, ...], stretch: np.ndarray) -
     if tilt is None:
         view[:2, :2] = stretch
         return view
-    level = projected(lying, tilt)
-    maps = [flattening(level, aspect) for aspect in (NARROWEST, WIDEST)]
-    if all(m is not None for m in maps):  # else the faces come out of the tilt as seen from above
-        view[:2, :2] = min(maps, key=squash)
+    level = _any_box_flattening(projected(lying, tilt))
+    if level is not None:  # else the faces come out of the tilt as seen from above
+        view[:2, :2] = level
     return view @ tilt
 
 
