@@ -70,7 +70,9 @@ def summary(path: str, reading) -> str:
         head = {"valid": f"{s.kind or 'set'} {s.value}", "invalid": "INVALID", "unsure": "UNSURE",
                 "rack": f"rack row {s.value}"}[s.status]
         line = f"  {head}: {codes}"
-        if s.status == "unsure":
+        if s.status == "unsure" and s.past_edge:
+            line += f"  -- runs past the photo's edge; as seen: {s.problem}"
+        elif s.status == "unsure":
             line += "  -- doubtful: " + ", ".join(f"{d.codes[i]} (score {float(d.scores[i]):.2f})" for i in s.doubtful)
             line += f"; as read: {s.problem}"
         elif s.problem:

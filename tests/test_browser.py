@@ -303,6 +303,13 @@ def test_rack_rows_unsure_sets_and_colour_warnings_on_a_phone(browser, fake_serv
     assert page.locator("#verdict-word").inner_text() == "UNSURE"
     assert "grey-scale" in page.locator("#colour-banner").inner_text()
     save(page, tmp_path, "phone-rack-unsure.png")
+    # a set the photo's edge cuts: unsure, and the page says why instead of naming a tile
+    live.set_table("R1 R2 R3 | O9 O10", status=["valid", "unsure"], past_edge=[1])
+    page.locator("#sets .set.rack").wait_for(state="detached")
+    assert page.locator("#sets .set.unsure .meta").inner_text() == "? unsure: runs past the photo's edge"
+    assert page.locator("#sets .set.invalid").count() == 0 and page.locator("#sets .tile.doubtful").count() == 0
+    assert page.locator("#verdict-word").inner_text() == "UNSURE"
+    save(page, tmp_path, "phone-past-edge.png")
 
 
 def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):

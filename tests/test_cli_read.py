@@ -59,7 +59,7 @@ def test_json_lines_one_object_per_photo_in_order_and_the_model_loaded_once(tmp_
     assert [[t["code"] for t in o["tiles"]] for o in objects] == [
         ["R1", "R2", "R3"], ["R1", "R2"], ["R1", "R2", "R3", "R4"]]
     assert objects[0]["sets"] == [{"tiles": [0, 1, 2], "group": "table", "status": "valid", "valid": True,
-                                   "kind": "run", "value": 6, "problem": None, "doubtful": []}]
+                                   "kind": "run", "value": 6, "problem": None, "doubtful": [], "past_edge": False}]
     assert objects[1]["sets"][0]["valid"] is False and objects[1]["rack_total"] == 3
     assert stand_in.loads == 1
 

@@ -35,6 +35,7 @@ class FakeSet:
     problem: str | None = None
     group: str = "table"
     doubtful: tuple[int, ...] = ()
+    past_edge: bool = False
 
     @property
     def status(self) -> str:
@@ -321,7 +322,7 @@ def write_images(folder: Path, values: list[int]) -> None:
 def test_state_has_exactly_the_agreed_fields():
     assert [f.name for f in fields(TableState)] == [
         "version", "tiles", "set_ids", "scores", "inferred", "uncertain", "doubtful", "set_status", "set_group",
-        "warnings", "stable", "camera_ok", "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
+        "set_past_edge", "warnings", "stable", "camera_ok", "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
         "frame",
     ]  # fmt: skip
 
@@ -545,6 +546,21 @@ def test_an_unsure_set_keeps_its_doubtful_tile_in_the_state():
     state = reading_state(reader.read_detections(det), [])
     assert [SET_STATUS[c] for c in state.set_status] == ["unsure"]
     assert state.doubtful.tolist() == [False, False, True, False] and not state.set_valid.any()
+
+
+def test_a_set_cut_by_the_photos_edge_is_marked_in_the_state():
+    reader_mod = pytest.importorskip("vision.reader")
+    quads = [[[x, 50], [x + 40, 50], [x + 40, 104], [x, 104]] for x in (215, 258)]  # O11 would lie past x = 300
+    det = TileDetections(np.array(quads, float), [Tile.parse("O9").index, Tile.parse("O10").index], [0.95, 0.95])
+    reader = reader_mod.TableReader(FixedModel(det), reader_mod.ReaderOptions(rules=SABRA))
+    state = reading_state(reader.read_detections(det, np.zeros((200, 300, 3), np.uint8)), [])
+    assert [SET_STATUS[c] for c in state.set_status] == ["unsure"] and state.set_past_edge.tolist() == [True]
+    assert not state.doubtful.any()
+    moved = det[np.arange(2)]
+    moved.quads[:, :, 0] -= 100  # the same pair in the middle of the photo: plainly too short
+    state = reading_state(reader.read_detections(moved, np.zeros((200, 300, 3), np.uint8)), [])
+    assert [SET_STATUS[c] for c in state.set_status] == ["invalid"] and state.set_past_edge.tolist() == [False]
+    assert TableState.empty().set_past_edge.shape == (0,)
 
 
 def test_while_racks_are_counted_the_picture_draws_laid_out_tiles_as_a_rack(tmp_path):

@@ -111,9 +111,9 @@ def test_json_output_has_exactly_the_agreed_shape():
     assert out["tiles"][0]["box"] == [40.0, 40.0, 85.0, 100.0]
     assert out["sets"] == [
         {"tiles": [0, 1, 2], "group": "table", "status": "valid", "valid": True, "kind": "run", "value": 15,
-         "problem": None, "doubtful": []},
+         "problem": None, "doubtful": [], "past_edge": False},
         {"tiles": [3, 4], "group": "table", "status": "invalid", "valid": False, "kind": None, "value": 0,
-         "problem": "a set needs at least 3 tiles; this one has 2", "doubtful": []},
+         "problem": "a set needs at least 3 tiles; this one has 2", "doubtful": [], "past_edge": False},
     ]
     # the stand-in photo is all black: its colours cannot be trusted, and the reading says so
     assert any("colour" in w for w in out["warnings"]) and all(isinstance(w, str) for w in out["warnings"])
@@ -167,6 +167,61 @@ def test_inference_threshold_comes_from_the_options():
     assert not TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image).detections.inferred.any()  # default: below 0.4
     strict = TableReader(StandIn(det), ReaderOptions(rules=SABRA, infer_below=0.5)).read(image)
     assert strict.detections.codes[2] == "K7" and strict.detections.inferred[2]
+
+
+def line_at(codes: str, start: tuple[float, float], step: tuple[float, float], size=(600, 800),
+            turned: bool = False) -> list:
+    """Read ``codes`` laid one tile per ``step`` from ``start`` (each tile's top left) in a photo of
+    ``size`` (h, w), the tiles upright or ``turned`` a quarter: each set's (status, past_edge, codes)."""
+    corners = ([[0, TILE_W], [0, 0], [TILE_H, 0], [TILE_H, TILE_W]] if turned  # a quarter turn: top edge on the left
+               else [[0, 0], [TILE_W, 0], [TILE_W, TILE_H], [0, TILE_H]])
+    quads = [[[x + cx, y + cy] for cx, cy in corners]
+             for k in range(len(codes.split())) for x, y in [(start[0] + k * step[0], start[1] + k * step[1])]]
+    det = TileDetections(np.array(quads, float), [Tile.parse(c).index for c in codes.split()],
+                         np.full(len(codes.split()), 0.99, np.float32))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.zeros((*size, 3), np.uint8))
+    return [(s.status, s.past_edge, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets]
+
+
+STEP = TILE_W + 3
+
+
+@pytest.mark.parametrize("codes, start, step", [
+    ("O9 O10", (800 - 2 * STEP + 3, 100), (STEP, 0)),  # O11 would lie past the right edge
+    ("O10 O9", (800 - 2 * STEP + 3, 100), (STEP, 0)),  # ... or O8
+    ("R12 R13", (0, 200), (STEP, 0)),  # R11 past the left edge
+    ("K7 B7", (300, 0), (0, STEP)),  # tiles turned a quarter, their line running up into the top edge
+])
+def test_a_set_running_into_the_photos_edge_is_unsure_not_invalid(codes, start, step):
+    """The camera cannot see past the photo's edge: a set cut there, that a tile in the next place
+    would make valid, is unsure ("runs past the photo's edge"), not a false alarm."""
+    [(status, past, read)] = line_at(codes, start, step, turned=step[0] == 0)
+    assert (status, past, sorted(read.split())) == ("unsure", True, sorted(codes.split()))  # in the order it reads
+
+
+@pytest.mark.parametrize("codes, start, step", [
+    ("O9 O10", (300, 100), (STEP, 0)),  # in the middle of the photo: plainly too short
+    ("O9 O10", (800 - 2 * STEP - 60, 100), (STEP, 0)),  # a tile's width short of the edge: O11 would show
+    ("O9 O10", (800 - STEP + 3, 200), (0, TILE_H + 3)),  # at the right edge, but running down along it
+    ("K5 R6 K7", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # wrong inside the photo: no tile past it helps
+    ("R13 K1", (0, 100), (STEP, 0)),  # nothing comes before R13 K1 (no wrapping round)
+    ("O9 O10 B11", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # B11 cannot follow O10, whatever lies past it
+])
+def test_a_set_that_is_wrong_inside_the_photo_stays_invalid(codes, start, step):
+    sets = line_at(codes, start, step)
+    assert all(status == "invalid" and not past for status, past, _ in sets), sets
+    assert " ".join(c for _, _, c in sets) == codes
+
+
+def test_a_set_past_the_edge_says_so_in_the_json_and_the_summary():
+    quads = [[[x, 100], [x + TILE_W, 100], [x + TILE_W, 100 + TILE_H], [x, 100 + TILE_H]] for x in (0, STEP)]
+    det = TileDetections(np.array(quads, float), [Tile.parse("B12").index, Tile.parse("B13").index],
+                         np.full(2, 0.99, np.float32))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.zeros((400, 400, 3), np.uint8))
+    out = reading.to_json()["sets"]
+    assert [(s["status"], s["past_edge"], s["valid"]) for s in out] == [("unsure", True, False)]
+    from cli.read import summary
+    assert "UNSURE: B12 B13  -- runs past the photo's edge; as seen: a set needs at least 3 tiles" in summary("x", reading)
 
 
 def test_the_reader_rejects_what_is_not_a_colour_image():

@@ -410,6 +410,24 @@ def test_end_turn_refused_only_by_an_unsure_set_reads_unsure(client, live):
     assert client.post("/api/turn/end").get_json()["verdict"]["word"] == "NOT LEGAL"
 
 
+def test_a_set_past_the_photos_edge_reads_unsure_and_says_why(client, live):
+    """A set the photo's edge cuts (the reader found a tile past it would make it valid) is not an
+    invalid set on the page: the preview reads UNSURE and asks for the camera to be moved."""
+    live.set_table("R1 R2 R3")
+    start(client)
+    live.set_table("R1 R2 R3 | O9 O10", status=["valid", "unsure"], past_edge=[1])
+    state = client.get("/api/state").get_json()
+    assert [(s["status"], s["past_edge"], s["doubtful"]) for s in state["sets"]] == [
+        ("valid", False, []), ("unsure", True, [])]
+    assert state["preview"]["word"] == "UNSURE"
+    assert state["preview"]["groups"][0] == {
+        "code": "unsure_set", "kind": "A set may run past the photo's edge",
+        "items": ["O9 O10: runs past the photo's edge, move the camera to see it all"]}
+    live.set_table("R1 R2 R3 | O9 O10", status=["valid", "invalid"])  # seen whole and still two tiles
+    state = client.get("/api/state").get_json()
+    assert state["sets"][1]["past_edge"] is False and state["preview"]["word"] == "NOT LEGAL"
+
+
 def test_racks_laid_flat_during_the_count_are_totalled_not_judged(client, live):
     """After "Rummikub!", tiles laid beside the final table (a rack emptied onto the table, no rack
     board) are shown as a rack to count with its points, never as an invalid table set."""

@@ -35,12 +35,13 @@ class FakeLive:
         self.set_table(table, **marks)
 
     def set_table(self, notation: str, *, colour=(40, 110, 60), uncertain=(), inferred=(), status=None,
-                  doubtful=(), warnings=()) -> None:
+                  doubtful=(), warnings=(), past_edge=()) -> None:
         """Lay a new stable table (bumps the version, like a real change seen by the camera).
 
         ``uncertain``/``inferred``/``doubtful``: tile positions (in reading order over all groups) to mark;
         ``status``: each group's word (``vision.live.SET_STATUS``: "rack" makes it a rack row);
-        ``warnings``: the photo's colour warnings.
+        ``warnings``: the photo's colour warnings;
+        ``past_edge``: groups (by position) that run into the photo's edge.
         """
         with self._cond:
             self.tables = parse_table(notation) if notation.strip() else []
@@ -49,6 +50,7 @@ class FakeLive:
             self.status = status
             self.doubtful = set(doubtful)
             self.warnings = tuple(warnings)
+            self.past_edge = set(past_edge)
             self.picture = jpeg(colour)
             self.version += 1
             self.changed_at = time.time()
@@ -75,6 +77,7 @@ class FakeLive:
                 inferred=[j in self.inferred for j in range(n)],
                 uncertain=[j in self.uncertain or j in self.inferred for j in range(n)],
                 doubtful=[j in self.doubtful for j in range(n)], status=self.status, warnings=self.warnings,
+                past_edge=[k in self.past_edge for k in range(len(self.tables))],
                 version=self.version, stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
                 annotated_jpeg=self.picture, frame_jpeg=self.picture, changed_at=self.changed_at, fps=12.5,
             )

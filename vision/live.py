@@ -51,6 +51,8 @@ class TableState:
     set_status: (S,) int8, each group's status under the rules the reader
         follows, an index into :data:`SET_STATUS` (valid, invalid, unsure, rack).
     set_group: (S,) int8, each group's kind, an index into :data:`GROUP_KINDS` (table, rack).
+    set_past_edge: (S,) bool, an unsure set that runs into the photo's edge, a tile past it
+        out of sight would make it valid (``SetReading.past_edge``).
     warnings: what makes the photo's colours doubtful, and printed numbers left out, in plain words
         (``TableReading.warnings``).
     version: bumps only when the stable table really changed.
@@ -74,6 +76,7 @@ class TableState:
     doubtful: np.ndarray
     set_status: np.ndarray
     set_group: np.ndarray
+    set_past_edge: np.ndarray
     warnings: tuple[str, ...]
     stable: bool
     camera_ok: bool
@@ -89,7 +92,8 @@ class TableState:
         """No table read yet (or no camera): zero tiles."""
         arrays = dict(tiles=np.zeros(0, np.int16), set_ids=np.zeros(0, np.int16), scores=np.zeros(0, np.float32),
                       inferred=np.zeros(0, bool), uncertain=np.zeros(0, bool), doubtful=np.zeros(0, bool),
-                      set_status=np.zeros(0, np.int8), set_group=np.zeros(0, np.int8), warnings=())
+                      set_status=np.zeros(0, np.int8), set_group=np.zeros(0, np.int8), warnings=(),
+                      set_past_edge=np.zeros(0, bool))
         base = dict(version=0, stable=True, camera_ok=False, camera_error=None, annotated_jpeg=None,
                     frame_jpeg=None, changed_at=0.0, fps=0.0)
         return cls(**{**arrays, **base, **kw})
@@ -98,7 +102,7 @@ class TableState:
     def from_sets(cls, sets: Sequence[Sequence[Tile]], *, scores: Sequence[float] | None = None,
                   inferred: Sequence[bool] | None = None, uncertain: Sequence[bool] | None = None,
                   doubtful: Sequence[bool] | None = None, status: Sequence[str] | None = None,
-                  **kw: Any) -> "TableState":
+                  past_edge: Sequence[bool] | None = None, **kw: Any) -> "TableState":
         """A state from groups of tiles (per-tile marks in reading order over all groups).
 
         ``status``: each group's word from :data:`SET_STATUS` (default all valid); ``"rack"`` makes it a rack row.
@@ -117,6 +121,7 @@ class TableState:
             doubtful=np.asarray(doubtful if doubtful is not None else np.zeros(n), bool),
             set_status=np.array([SET_STATUS.index(w) for w in words], np.int8),
             set_group=np.array([GROUP_KINDS.index(RACK if w == RACK else TABLE) for w in words], np.int8),
+            set_past_edge=np.asarray(past_edge if past_edge is not None else np.zeros(len(sets)), bool),
             **kw,
         )
 
@@ -165,6 +170,7 @@ def reading_state(reading: Any, uncertain: Sequence[int], **kw: Any) -> TableSta
         doubtful=np.array([i in doubtful for i in order], bool),
         set_status=np.array([SET_STATUS.index(s.status) for s in reading.sets], np.int8),
         set_group=np.array([GROUP_KINDS.index(s.group) for s in reading.sets], np.int8),
+        set_past_edge=np.array([s.past_edge for s in reading.sets], bool),
         warnings=tuple(reading.warnings),
         **kw,
     )
@@ -194,7 +200,8 @@ def as_counted(reading: Any, final: tuple | None, rules: RuleOptions | None) -> 
         return reading
     tiles = reading.detections.tiles
     groups = [[tiles[i] for i in s.indices] for s in reading.sets]
-    sets = [replace(s, group=RACK, verdict=None, as_read=None, doubtful=(), rack_value=rack_value(g, rules))
+    sets = [replace(s, group=RACK, verdict=None, as_read=None, doubtful=(), past_edge=False,
+                    rack_value=rack_value(g, rules))
             if laid and s.group != RACK else s
             for s, g, laid in zip(reading.sets, groups, laid_out(final, groups))]
     return replace(reading, sets=sets)

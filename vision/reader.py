@@ -6,7 +6,8 @@ may name the tile that would make it valid (K5 K6 ? K8 -> K7).  That tile is
 then marked ``inferred`` and the model's own reading stays available in
 :attr:`TableReading.model_detections`.  When the verdict hangs on a doubtful
 tile and no single tile stands out, the set is *unsure* (with its doubtful
-tiles), not invalid.
+tiles), not invalid.  So is a set that runs into the photo's edge and that a
+tile past it would make valid (``vision.frame_edge``).
 
 Groups are table sets (judged by the rules) or rack rows (tiles standing on a
 rack: never judged as melds, only totalled).
@@ -14,7 +15,7 @@ rack: never judged as melds, only totalled).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,7 @@ from rules.tiles import Tile
 from vision.box import printed_matter
 from vision.colours import colour_warnings
 from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
+from vision.frame_edge import goes_on_past_edge, open_ends
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
 from vision.types import TileDetections
@@ -57,6 +59,8 @@ class SetReading:
     doubtful: tiles (indices into the reading) read with low confidence on which
         an invalid verdict hangs: another reading of one of them would make the
         set valid.  Such a set is ``unsure``, not invalid.
+    past_edge: the set runs into the photo's edge and a tile in the next place,
+        out of sight, would make it valid (``vision.frame_edge``): ``unsure`` too.
     """
 
     indices: list[int]
@@ -65,6 +69,7 @@ class SetReading:
     group: str = TABLE
     doubtful: tuple[int, ...] = ()
     rack_value: int = 0  # a rack row: what its tiles cost left on the rack
+    past_edge: bool = False
 
     @property
     def valid(self) -> bool:
@@ -72,7 +77,7 @@ class SetReading:
 
     @property
     def unsure(self) -> bool:
-        return self.group == TABLE and not self.valid and bool(self.doubtful)
+        return self.group == TABLE and not self.valid and (bool(self.doubtful) or self.past_edge)
 
     @property
     def status(self) -> str:
@@ -99,7 +104,7 @@ class SetReading:
     def to_json(self) -> dict:
         return {"tiles": list(self.indices), "group": self.group, "status": self.status,
                 "valid": self.valid, "kind": self.kind, "value": self.value, "problem": self.problem,
-                "doubtful": list(self.doubtful)}
+                "doubtful": list(self.doubtful), "past_edge": self.past_edge}
 
 
 @dataclass
@@ -214,7 +219,7 @@ class TableReader:
                 tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
                 sets.append(SetReading(indices, None, group=RACK, rack_value=rack_value(tiles, o.rules)))
             else:
-                sets += [SetReading(part, *self._judge(read, found, part))
+                sets += [self._past_edge(SetReading(part, *self._judge(read, found, part)), read, found, image)
                          for part in self._split(read, flat[order], indices)]
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
@@ -272,6 +277,17 @@ class TableReader:
                     joined = True
                     break
         return [g for g in groups if g.kind != TABLE] + [Group(TABLE, line) for line in lines]
+
+    def _past_edge(self, s: SetReading, read: TileDetections, found: TileDetections,
+                   image: np.ndarray | None) -> SetReading:
+        """``s`` marked ``past_edge`` when it is invalid as seen, runs into the photo's edge, and a
+        tile past the edge would make it valid (a lone tile has no line to run along)."""
+        if image is None or s.valid or len(s.indices) < 2:
+            return s
+        ends = open_ends(found.quads[s.indices], image.shape)
+        if not any(ends) or not goes_on_past_edge([read.tiles[i] for i in s.indices], ends, self.options.rules):
+            return s
+        return replace(s, past_edge=True)
 
     def _split(self, read: TileDetections, flat: np.ndarray, indices: list[int]) -> list[list[int]]:
         """A line that is invalid as a whole, cut where the rules and the spacing say it is several groups.

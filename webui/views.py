@@ -54,6 +54,7 @@ def verdict_json(v: Verdict | None, player: str | None = None) -> dict | None:
 
 
 HANGS_ON_SETS = {"invalid_set", "initial_meld_too_low"}  # problems an unsure set alone can cause
+PAST_EDGE = "runs past the photo's edge, move the camera to see it all"
 
 
 def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
@@ -61,7 +62,8 @@ def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
     verdict hangs on a doubtful tile, see :func:`sets_json`) reads UNSURE and names the tiles.
 
     The rules still refuse such a turn; the page only says the camera may have
-    misread a tile, so the players look before they argue.  An initial meld
+    misread a tile (or cannot see the end of a set the photo's edge cuts),
+    so the players look before they argue.  An initial meld
     counts only valid sets, so one too low may be the unsure set's doing too.
     """
     out = verdict_json(v, player)
@@ -70,10 +72,14 @@ def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
     if v.legal or not keys or not all(k in unsure for k in keys) \
             or any(p.code not in HANGS_ON_SETS for p in v.problems):
         return out
-    items = [f"{' '.join(unsure[k]['tiles'])}: check {' '.join(unsure[k]['doubtful'])}" for k in keys]
+    items = [f"{' '.join(unsure[k]['tiles'])}: " + (PAST_EDGE if unsure[k].get("past_edge") else
+                                                   f"check {' '.join(unsure[k]['doubtful'])}") for k in keys]
+    past = [bool(unsure[k].get("past_edge")) for k in keys]
+    kind = ("A set may run past the photo's edge" if all(past) else
+            "A tile may be misread or out of sight" if any(past) else "A tile may be misread")
     rest = [g for g in out["groups"] if g["code"] != "invalid_set"]
     return {**out, "word": "UNSURE", "unsure": True,
-            "groups": [{"code": "unsure_set", "kind": "A tile may be misread", "items": items}] + rest}
+            "groups": [{"code": "unsure_set", "kind": kind, "items": items}] + rest}
 
 
 PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
@@ -138,7 +144,8 @@ def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) 
 
     for a table set its verdict under the game's rules (``status`` valid,
     invalid, or unsure when the reader found the invalid verdict hangs on a
-    doubtful tile, named in ``doubtful``) and whether it is new this turn;
+    doubtful tile, named in ``doubtful``, or the set runs into the photo's
+    edge and a tile past it would make it valid, ``past_edge``) and whether it is new this turn;
     for a rack row (``group`` rack, ``status`` rack) its total, never a verdict.
 
     ``counting`` is the final table while the racks are counted: a group that
@@ -157,12 +164,13 @@ def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) 
                  "scores": [round(float(ts.scores[i]), 3) for i in idx],
                  "doubtful": [t.code for t, i in zip(tiles, idx) if ts.doubtful[i]]}
         if GROUP_KINDS[ts.set_group[k]] == "rack" or laid[k]:
-            out.append({**marks, "group": "rack", "status": "rack", "valid": None, "kind": None,
+            out.append({**marks, "group": "rack", "status": "rack", "valid": None, "kind": None, "past_edge": False,
                         "value": rack_value(list(tiles), options), "problem": None, "new": False})
             continue
         v = analyse_set(list(tiles), options)
         unsure = not v.valid and SET_STATUS[ts.set_status[k]] == "unsure"
         out.append({**marks, "group": "table", "status": "valid" if v.valid else "unsure" if unsure else "invalid",
+                    "past_edge": unsure and bool(ts.set_past_edge[k]),
                     "valid": bool(v.valid), "kind": v.kind, "value": v.value, "problem": v.problem,
                     "new": known is not None and tuple(sorted(tiles)) not in known})
     return out

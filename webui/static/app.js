@@ -30,7 +30,8 @@ function tileEl(code, opts = {}) {
   return t;
 }
 
-// a set's status: valid, invalid, unsure (hangs on a doubtful tile) or rack (a rack row, never judged)
+// a set's status: valid, invalid, unsure (hangs on a doubtful tile, or runs past the photo's edge)
+// or rack (a rack row, never judged)
 function setStatus(set) {
   return set.status || (set.valid === undefined ? null : set.valid ? "valid" : "invalid");
 }
@@ -46,7 +47,8 @@ function setEl(set) {
   const meta = {
     valid: ["meta", () => `${set.kind || "set"} · ${set.value ?? ""}`],
     invalid: ["meta why", () => "✗ " + (set.problem || "not a valid set")],
-    unsure: ["meta unsure", () => `? unsure: check ${doubtful.join(" ")}`],
+    unsure: ["meta unsure", () => set.past_edge ? "? unsure: runs past the photo's edge"
+                                               : `? unsure: check ${doubtful.join(" ")}`],
     rack: ["meta rack", () => `rack row · ${set.value} points`],
   }[status];
   if (meta) box.append(el("div", { class: meta[0], text: meta[1]() }));
