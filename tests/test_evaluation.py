@@ -196,6 +196,28 @@ def test_sets_read_exactly_false_alarms_misses_and_loose_tiles_are_counted():
     assert any("K9 B9 O9" in p for p in c.problems) and any("K1 K5 K8" in p for p in c.problems)
 
 
+@pytest.mark.parametrize("photo_width, shown", [(220, "unsure"), (400, "false alarm")])
+def test_a_set_with_a_missed_tile_is_judged_by_what_the_player_sees_of_it(photo_width, shown):
+    """O9 O10 O11 laid, O11 not found: the set is never read exactly; the pair that was found is
+    shown unsure when the photo's edge cuts the line there (not a false alarm), invalid otherwise."""
+    codes, quads = ["O9", "O10", "O11"], line_quads(150, 30, 3)  # O11 at x 214-244
+    item = set_item(codes, quads, [GroupLabel("set", (0, 1, 2))])
+    reading = reading_of(codes[:2], quads[:2], np.zeros((100, photo_width, 3), np.uint8))
+    c = score_groups(reading, item, match_tiles(reading.detections.quads, item.quads), find_variant("sabra"))
+    assert (c.sets, c.sets_exact, c.valid_sets) == (1, 0, 1)
+    assert (c.unsure, c.false_alarms) == ((1, 0) if shown == "unsure" else (0, 1))
+    assert any("O9 O10 O11" in p for p in c.problems)
+
+
+def test_a_set_with_a_missed_tile_and_the_rest_split_is_a_false_alarm():
+    codes, quads = ["R4", "R5", "R6", "R7"], line_quads(10, 10, 4)
+    item = set_item(codes, quads, [GroupLabel("set", (0, 1, 2, 3))])
+    seen = [quads[0], quads[1], tile_quad(250, 10)]  # R6 missed, R7 seen far away
+    reading = reading_of(["R4", "R5", "R7"], seen)
+    c = score_groups(reading, item, match_tiles(reading.detections.quads, item.quads), find_variant("sabra"))
+    assert (c.sets_exact, c.false_alarms, c.unsure) == (0, 1, 0)
+
+
 def test_rack_rows_must_come_in_order_and_the_rack_total_must_match():
     codes = ["R1", "K5", "B9", "O13"]
     quads = line_quads(10, 10, 4)

@@ -12,9 +12,13 @@ scored as players see them, through the tile matching:
   exactly its tiles;
 - a *false alarm* is a valid labelled set not shown valid: split, merged into
   an invalid line, judged invalid (an *unsure* set, its verdict hanging on a
-  doubtful tile, is counted apart, not as a false alarm);
+  doubtful tile or the set running past the photo's edge, is counted apart,
+  not as a false alarm);
 - a *miss* is an invalid labelled set shown valid (one shown unsure is
   counted apart too);
+- a set with a tile the reader missed is judged by the one group holding
+  all its tiles that were found (what the player sees of it), and is never
+  read exactly;
 - a rack row is read exactly when one rack row holds its tiles in its order,
   and a photo's *rack total* is right when the reading's total of the tiles on
   racks equals the labelled one;
@@ -124,6 +128,12 @@ def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rul
         ks = {group_of.get(pred_of.get(t)) for t in tiles}
         return ks.pop() if len(ks) == 1 and None not in ks and all(t in pred_of for t in tiles) else None
 
+    def seen_group(tiles) -> int | None:
+        """The reading's group holding every one of these labelled tiles that was found, or None
+        (none found, or split): what the player sees of a set with a missed tile."""
+        ks = {group_of.get(pred_of[t]) for t in tiles if t in pred_of}
+        return ks.pop() if len(ks) == 1 and None not in ks else None
+
     truth_rack = 0
     for g in item.groups:
         tiles = list(g.tiles)
@@ -143,18 +153,20 @@ def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rul
         exact = found is not None and found.group == "table" and len(found.indices) == len(tiles)
         c.sets_exact += exact
         valid = analyse_set([Tile.from_index(int(item.class_ids[t])) for t in tiles], rules).valid
-        shown_valid = found is not None and found.group == "table" and found.valid
+        k_seen = k if k is not None else seen_group(tiles)
+        seen = reading.sets[k_seen] if k_seen is not None else None
+        shown_valid = seen is not None and seen.group == "table" and seen.valid
         if valid:
             c.valid_sets += 1
             if not shown_valid:
-                if found is not None and found.unsure:
+                if seen is not None and seen.group == "table" and seen.unsure:
                     c.unsure += 1
                 else:
                     c.false_alarms += 1
         else:
             c.invalid_sets += 1
             c.misses += shown_valid
-            c.invalid_unsure += found is not None and found.unsure
+            c.invalid_unsure += seen is not None and seen.group == "table" and seen.unsure
         if not exact or (valid and not shown_valid) or (not valid and shown_valid):
             c.problems.append(f"{name}: {'valid' if valid else 'invalid'} set {_codes(item, tiles)} read as "
                               f"{_shown(reading, codes, found, tiles, pred_of, group_of)}")
