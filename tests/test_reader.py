@@ -191,6 +191,7 @@ STEP = TILE_W + 3
     ("O10 O9", (800 - 2 * STEP + 3, 100), (STEP, 0)),  # ... or O8
     ("R12 R13", (0, 200), (STEP, 0)),  # R11 past the left edge
     ("K7 B7", (300, 0), (0, STEP)),  # tiles turned a quarter, their line running up into the top edge
+    ("K8 R8 O10", (800 - 2 * STEP - 20, 100), (STEP, 0)),  # O10 half out of the photo: maybe a misread O8
 ])
 def test_a_set_running_into_the_photos_edge_is_unsure_not_invalid(codes, start, step):
     """The camera cannot see past the photo's edge: a set cut there, that a tile in the next place
@@ -206,6 +207,7 @@ def test_a_set_running_into_the_photos_edge_is_unsure_not_invalid(codes, start, 
     ("K5 R6 K7", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # wrong inside the photo: no tile past it helps
     ("R13 K1", (0, 100), (STEP, 0)),  # nothing comes before R13 K1 (no wrapping round)
     ("O9 O10 B11", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # B11 cannot follow O10, whatever lies past it
+    ("K8 R8 O10", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # O10 wholly in sight: wrong whatever lies past it
 ])
 def test_a_set_that_is_wrong_inside_the_photo_stays_invalid(codes, start, step):
     sets = line_at(codes, start, step)

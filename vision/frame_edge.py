@@ -6,6 +6,9 @@ as O9 O10 with O11 beyond the edge is invalid as seen, yet nothing on the
 table is wrong: the reader shows it *unsure* ("runs past the photo's edge"),
 never invalid, when a tile in the next place along the line would make it a
 valid set as laid.  A set that is wrong inside the photo (K5 R6 K7) stays invalid.
+An end tile itself lying across the edge shows part of its face and may be
+misread (K8 R8 and half an O8 read as O10): the set is unsure too when some
+tile in its place would make it valid.
 """
 
 from __future__ import annotations
@@ -37,6 +40,14 @@ def open_ends(quads: np.ndarray, shape: Sequence[int]) -> tuple[bool, bool]:
     return _cut(q[0] - step, frame), _cut(q[-1] + step, frame)
 
 
+def cut_ends(quads: np.ndarray, shape: Sequence[int]) -> tuple[bool, bool]:
+    """(the first tile, the last): is it itself less than SHOWN inside the photo (half seen)?"""
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    h, w = int(shape[0]), int(shape[1])
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    return _cut(q[0], frame), _cut(q[-1], frame)
+
+
 def _cut(quad: np.ndarray, frame: np.ndarray) -> bool:
     area = abs(cv2.contourArea(quad))
     if area <= 0:
@@ -45,9 +56,12 @@ def _cut(quad: np.ndarray, frame: np.ndarray) -> bool:
     return inside < SHOWN * area
 
 
-def goes_on_past_edge(tiles: list[Tile], ends: tuple[bool, bool], rules: RuleOptions) -> bool:
-    """A tile laid in an open end's place (``open_ends``) would make ``tiles`` a valid set as laid."""
-    trials = ([None, *tiles] if ends[0] else None, [*tiles, None] if ends[1] else None)
+def goes_on_past_edge(tiles: list[Tile], ends: tuple[bool, bool], rules: RuleOptions,
+                      cut: tuple[bool, bool] = (False, False)) -> bool:
+    """A tile laid in an open end's place (``open_ends``), or read otherwise in the place of an end
+    tile the edge cuts (``cut_ends``), would make ``tiles`` a valid set as laid."""
+    trials = ([None, *tiles] if ends[0] else None, [*tiles, None] if ends[1] else None,
+              [None, *tiles[1:]] if cut[0] else None, [*tiles[:-1], None] if cut[1] else None)
     for trial in trials:
         if trial is None:
             continue
@@ -58,4 +72,4 @@ def goes_on_past_edge(tiles: list[Tile], ends: tuple[bool, bool], rules: RuleOpt
     return False
 
 
-__all__ = ["SHOWN", "open_ends", "goes_on_past_edge"]
+__all__ = ["SHOWN", "open_ends", "cut_ends", "goes_on_past_edge"]

@@ -27,7 +27,7 @@ from rules.tiles import Tile
 from vision.box import printed_matter
 from vision.colours import colour_warnings
 from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
-from vision.frame_edge import goes_on_past_edge, open_ends
+from vision.frame_edge import cut_ends, goes_on_past_edge, open_ends
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
 from vision.types import TileDetections
@@ -281,11 +281,14 @@ class TableReader:
     def _past_edge(self, s: SetReading, read: TileDetections, found: TileDetections,
                    image: np.ndarray | None) -> SetReading:
         """``s`` marked ``past_edge`` when it is invalid as seen, runs into the photo's edge, and a
-        tile past the edge would make it valid (a lone tile has no line to run along)."""
+        tile past the edge, or another reading of an end tile the edge cuts, would make it valid
+        (a lone tile has no line to run along)."""
         if image is None or s.valid or len(s.indices) < 2:
             return s
-        ends = open_ends(found.quads[s.indices], image.shape)
-        if not any(ends) or not goes_on_past_edge([read.tiles[i] for i in s.indices], ends, self.options.rules):
+        quads = found.quads[s.indices]
+        ends = open_ends(quads, image.shape)
+        if not any(ends) or not goes_on_past_edge([read.tiles[i] for i in s.indices], ends, self.options.rules,
+                                                  cut_ends(quads, image.shape)):
             return s
         return replace(s, past_edge=True)
 
