@@ -35,17 +35,20 @@ def open_ends(quads: np.ndarray, shape: Sequence[int]) -> tuple[bool, bool]:
         return False, False
     centers = q.mean(axis=1)
     step = (centers[-1] - centers[0]) / (len(q) - 1)  # the line's mean spacing, gaps included
-    h, w = int(shape[0]), int(shape[1])
-    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    frame = _frame(shape)
     return _cut(q[0] - step, frame), _cut(q[-1] + step, frame)
 
 
 def cut_ends(quads: np.ndarray, shape: Sequence[int]) -> tuple[bool, bool]:
     """(the first tile, the last): is it itself less than SHOWN inside the photo (half seen)?"""
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    h, w = int(shape[0]), int(shape[1])
-    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    frame = _frame(shape)
     return _cut(q[0], frame), _cut(q[-1], frame)
+
+
+def _frame(shape: Sequence[int]) -> np.ndarray:
+    h, w = int(shape[0]), int(shape[1])
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
 
 
 def _cut(quad: np.ndarray, frame: np.ndarray) -> bool:
