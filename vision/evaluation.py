@@ -123,16 +123,15 @@ def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rul
     codes = reading.detections.codes
     name = item.image_path.name
 
-    def one_group(tiles) -> int | None:
-        """The reading's group holding all these labelled tiles, or None (missed or split)."""
-        ks = {group_of.get(pred_of.get(t)) for t in tiles}
-        return ks.pop() if len(ks) == 1 and None not in ks and all(t in pred_of for t in tiles) else None
-
     def seen_group(tiles) -> int | None:
         """The reading's group holding every one of these labelled tiles that was found, or None
-        (none found, or split): what the player sees of a set with a missed tile."""
+        (none found, or split): what the player sees of a set, a missed tile aside."""
         ks = {group_of.get(pred_of[t]) for t in tiles if t in pred_of}
         return ks.pop() if len(ks) == 1 and None not in ks else None
+
+    def one_group(tiles) -> int | None:
+        """The reading's group holding all these labelled tiles, or None (missed or split)."""
+        return seen_group(tiles) if all(t in pred_of for t in tiles) else None
 
     truth_rack = 0
     for g in item.groups:
@@ -153,7 +152,7 @@ def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rul
         exact = found is not None and found.group == "table" and len(found.indices) == len(tiles)
         c.sets_exact += exact
         valid = analyse_set([Tile.from_index(int(item.class_ids[t])) for t in tiles], rules).valid
-        k_seen = k if k is not None else seen_group(tiles)
+        k_seen = seen_group(tiles)  # k itself when no tile was missed
         seen = reading.sets[k_seen] if k_seen is not None else None
         shown_valid = seen is not None and seen.group == "table" and seen.valid
         if valid:

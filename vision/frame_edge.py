@@ -26,32 +26,27 @@ from vision.context import valid_as_laid
 SHOWN = 0.7  # a tile with less of its face inside the photo than this may go unread (the networks learned whole tiles)
 
 
-def open_ends(quads: np.ndarray, shape: Sequence[int]) -> tuple[bool, bool]:
-    """(before the first tile, after the last): for a line of at least two tiles in the order they
-    lie (quads in the photo's pixels), would a tile in the next place along the line lie partly
-    out of the photo, less than SHOWN of it inside?"""
+def runs_past_edge(tiles: list[Tile], quads: np.ndarray, shape: Sequence[int], rules: RuleOptions) -> bool:
+    """``tiles``, a line of at least two in the order they lie (``quads`` in the pixels of a photo
+    of ``shape``), invalid as seen, may be a valid set the photo's edge cuts: a tile in the next
+    place along the line, lying less than SHOWN inside the photo, or read otherwise in the place
+    of an end tile itself less than SHOWN inside, would make it a valid set as laid."""
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     if len(q) < 2:
-        return False, False
-    centers = q.mean(axis=1)
-    step = (centers[-1] - centers[0]) / (len(q) - 1)  # the line's mean spacing, gaps included
-    frame = _frame(shape)
-    return _cut(q[0] - step, frame), _cut(q[-1] + step, frame)
-
-
-def cut_ends(quads: np.ndarray, shape: Sequence[int]) -> tuple[bool, bool]:
-    """(the first tile, the last): is it itself less than SHOWN inside the photo (half seen)?"""
-    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    frame = _frame(shape)
-    return _cut(q[0], frame), _cut(q[-1], frame)
-
-
-def _frame(shape: Sequence[int]) -> np.ndarray:
+        return False
+    step = (q[-1].mean(axis=0) - q[0].mean(axis=0)) / (len(q) - 1)  # the line's mean spacing, gaps included
     h, w = int(shape[0]), int(shape[1])
-    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    before, after = _cut(q[0] - step, frame), _cut(q[-1] + step, frame)
+    if not (before or after):  # an end tile the edge cuts leaves the place past it out of sight too
+        return False
+    trials = ([None, *tiles] if before else None, [*tiles, None] if after else None,
+              [None, *tiles[1:]] if _cut(q[0], frame) else None, [*tiles[:-1], None] if _cut(q[-1], frame) else None)
+    return any(_mended(trial, rules) for trial in trials if trial is not None)
 
 
 def _cut(quad: np.ndarray, frame: np.ndarray) -> bool:
+    """The quad lies less than SHOWN inside the photo's ``frame``."""
     area = abs(cv2.contourArea(quad))
     if area <= 0:
         return False
@@ -59,20 +54,11 @@ def _cut(quad: np.ndarray, frame: np.ndarray) -> bool:
     return inside < SHOWN * area
 
 
-def goes_on_past_edge(tiles: list[Tile], ends: tuple[bool, bool], rules: RuleOptions,
-                      cut: tuple[bool, bool] = (False, False)) -> bool:
-    """A tile laid in an open end's place (``open_ends``), or read otherwise in the place of an end
-    tile the edge cuts (``cut_ends``), would make ``tiles`` a valid set as laid."""
-    trials = ([None, *tiles] if ends[0] else None, [*tiles, None] if ends[1] else None,
-              [None, *tiles[1:]] if cut[0] else None, [*tiles[:-1], None] if cut[1] else None)
-    for trial in trials:
-        if trial is None:
-            continue
-        k = trial.index(None)
-        for face in suggest_missing(trial, rules):
-            if valid_as_laid(analyse_set(trial[:k] + [face] + trial[k + 1:], rules)):
-                return True
-    return False
+def _mended(trial: list[Tile | None], rules: RuleOptions) -> bool:
+    """Some tile in the one unknown place (None) makes ``trial`` a valid set as laid."""
+    k = trial.index(None)
+    return any(valid_as_laid(analyse_set(trial[:k] + [face] + trial[k + 1:], rules))
+               for face in suggest_missing(trial, rules))
 
 
-__all__ = ["SHOWN", "open_ends", "cut_ends", "goes_on_past_edge"]
+__all__ = ["SHOWN", "runs_past_edge"]

@@ -27,7 +27,7 @@ from rules.tiles import Tile
 from vision.box import printed_matter
 from vision.colours import colour_warnings
 from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
-from vision.frame_edge import cut_ends, goes_on_past_edge, open_ends
+from vision.frame_edge import runs_past_edge
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
 from vision.types import TileDetections
@@ -285,10 +285,8 @@ class TableReader:
         (a lone tile has no line to run along)."""
         if image is None or s.valid or len(s.indices) < 2:
             return s
-        quads = found.quads[s.indices]
-        ends = open_ends(quads, image.shape)
-        if not any(ends) or not goes_on_past_edge([read.tiles[i] for i in s.indices], ends, self.options.rules,
-                                                  cut_ends(quads, image.shape)):
+        tiles = [Tile.from_index(int(read.class_ids[i])) for i in s.indices]
+        if not runs_past_edge(tiles, found.quads[s.indices], image.shape, self.options.rules):
             return s
         return replace(s, past_edge=True)
 
