@@ -244,3 +244,24 @@ def test_eval_reads_set_labels_beside_the_folder_and_prints_the_set_table(folder
     assert main(["eval", "--json", "--only-sets", str(folder)]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["photos"] == 1 and d["sets"] == 1 and d["invalid_sets"] == 1 and d["set_photos"] == 1
+
+
+def test_a_rack_total_warned_past_the_edge_is_counted_apart_right_or_wrong():
+    from dataclasses import replace
+
+    codes = ["R1", "K5", "B9", "O13"]
+    quads = line_quads(10, 10, 4)
+    item = set_item(codes, quads, [GroupLabel("rack", (0, 1, 2, 3))])
+    reading = reading_of(codes, quads)
+    rack = [replace(s, group="rack", verdict=None, past_edge=True) for s in reading.sets]
+    rules = find_variant("sabra")
+    for total, right in ((28, 1), (15, 0)):  # the labelled total, then one a tile short
+        warned = replace(reading, sets=rack, rack_total=total)
+        c = score_groups(warned, item, match_tiles(warned.detections.quads, item.quads), rules)
+        assert (c.rack_totals_right, c.rack_totals_warned, c.rack_totals_warned_right) == (right, 1, right)
+        assert right or any("warned: a rack row runs past the photo's edge" in p for p in c.problems)
+    c = score_groups(replace(reading, sets=[replace(s, past_edge=False) for s in rack]), item,
+                     match_tiles(reading.detections.quads, item.quads), rules)
+    assert (c.rack_totals_warned, c.rack_totals_warned_right) == (0, 0)
+    e = Evaluation([PhotoScore("t.jpg", 4, 4, 4, 4, 1.0, groups=c)])
+    assert e.set_dict()["rack_totals_warned"] == 0 and "warned" in format_set_table([("f", e)])

@@ -21,7 +21,8 @@ scored as players see them, through the tile matching:
   read exactly;
 - a rack row is read exactly when one rack row holds its tiles in its order,
   and a photo's *rack total* is right when the reading's total of the tiles on
-  racks equals the labelled one;
+  racks equals the labelled one; a total that came with the warning that a rack
+  row runs past the photo's edge is counted apart as well (*warned*), right or wrong;
 - a loose tile is right when it is read as a group of its own.
 """
 
@@ -80,7 +81,8 @@ def match_tiles(pred: np.ndarray, truth: np.ndarray, threshold: float = 0.5) -> 
 
 
 SET_FIELDS = ("sets", "sets_exact", "valid_sets", "false_alarms", "unsure", "invalid_sets", "misses", "invalid_unsure",
-              "rack_rows", "rack_rows_exact", "rack_photos", "rack_totals_right", "loose", "loose_right")
+              "rack_rows", "rack_rows_exact", "rack_photos", "rack_totals_right", "rack_totals_warned",
+              "rack_totals_warned_right", "loose", "loose_right")
 
 
 @dataclass
@@ -99,6 +101,8 @@ class SetCounts:
     rack_rows_exact: int = 0
     rack_photos: int = 0
     rack_totals_right: int = 0
+    rack_totals_warned: int = 0  # rack totals shown with "a rack row runs past the photo's edge"
+    rack_totals_warned_right: int = 0  # ... that were right all the same
     loose: int = 0
     loose_right: int = 0
     problems: list[str] = field(default_factory=list)  # what went wrong, in words, for the report
@@ -176,8 +180,12 @@ def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rul
     if any(g.kind == "rack" for g in item.groups):
         c.rack_photos = 1
         c.rack_totals_right = int(reading.rack_total == truth_rack)
+        warned = any(s.group == "rack" and s.past_edge for s in reading.sets)
+        c.rack_totals_warned = int(warned)
+        c.rack_totals_warned_right = int(warned and reading.rack_total == truth_rack)
         if reading.rack_total != truth_rack:
-            c.problems.append(f"{name}: rack total {reading.rack_total}, labelled {truth_rack}")
+            c.problems.append(f"{name}: rack total {reading.rack_total}, labelled {truth_rack}"
+                              + (" (warned: a rack row runs past the photo's edge)" if warned else ""))
     return c
 
 
@@ -311,6 +319,7 @@ class Evaluation:
             "invalid_unsure": g.invalid_unsure,
             "rack_rows": g.rack_rows, "rack_rows_exact": g.rack_rows_exact,
             "rack_photos": g.rack_photos, "rack_totals_right": g.rack_totals_right,
+            "rack_totals_warned": g.rack_totals_warned, "rack_totals_warned_right": g.rack_totals_warned_right,
             "loose": g.loose, "loose_right": g.loose_right,
         }
 
@@ -388,7 +397,7 @@ def format_table(rows: list[tuple[str, Evaluation]]) -> str:
 def format_set_table(rows: list[tuple[str, Evaluation]]) -> str:
     """Set-level figures, one row per folder: only folders with set labels."""
     head = (f"{'folder':<32} {'photos':>6} {'sets':>5} {'exact':>12} {'valid':>5} {'false alarms':>14} "
-            f"{'unsure':>6} {'misses':>8} {'rack rows':>10} {'rack totals':>11} {'loose':>9}")
+            f"{'unsure':>6} {'misses':>8} {'rack rows':>10} {'rack totals':>11} {'warned':>10} {'loose':>9}")
     lines = [head, "-" * len(head)]
     for name, e in rows:
         if not e.set_photos:
@@ -400,7 +409,7 @@ def format_set_table(rows: list[tuple[str, Evaluation]]) -> str:
             f"{name:<32} {e.set_photos:>6} {g.sets:>5} {f'{g.sets_exact} {_ratio(g.sets_exact, g.sets):.1%}':>12} "
             f"{g.valid_sets:>5} {rate:>14} {g.unsure:>6} {f'{g.misses}/{g.invalid_sets}':>8} "
             f"{f'{g.rack_rows_exact}/{g.rack_rows}':>10} {f'{g.rack_totals_right}/{g.rack_photos}':>11} "
-            f"{f'{g.loose_right}/{g.loose}':>9}"
+            f"{f'{g.rack_totals_warned} ({g.rack_totals_warned_right} ok)':>10} {f'{g.loose_right}/{g.loose}':>9}"
         )
     return "\n".join(lines) if len(lines) > 2 else ""
 

@@ -52,9 +52,10 @@ class TableState:
         follows, an index into :data:`SET_STATUS` (valid, invalid, unsure, rack).
     set_group: (S,) int8, each group's kind, an index into :data:`GROUP_KINDS` (table, rack).
     set_past_edge: (S,) bool, an unsure set that runs into the photo's edge, a tile past it
-        out of sight would make it valid (``SetReading.past_edge``).
-    warnings: what makes the photo's colours doubtful, and printed numbers left out, in plain words
-        (``TableReading.warnings``).
+        out of sight would make it valid, or a rack row that may go on out of sight
+        (``SetReading.past_edge``).
+    warnings: what makes the photo's colours doubtful, printed numbers left out, a rack row
+        running past the photo's edge, in plain words (``TableReading.warnings``).
     version: bumps only when the stable table really changed.
     stable: False while hands move over the table.
     camera_ok / camera_error: frames are coming in / what went wrong (a

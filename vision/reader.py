@@ -27,7 +27,7 @@ from rules.tiles import Tile
 from vision.box import printed_matter
 from vision.colours import colour_warnings
 from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
-from vision.frame_edge import runs_past_edge
+from vision.frame_edge import row_past_edge, runs_past_edge
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
 from vision.types import TileDetections
@@ -36,6 +36,7 @@ from vision.types import TileDetections
 DECODE_SIDE = 1600  # large JPEGs are decoded reduced, never below this long side (4032 px -> 2016)
 WIDE_GAP = 0.15  # a gap this much wider (in tile widths) than a line's usual one may part two groups
 JOIN_GAP = 0.5  # lines this much farther apart than tiles of one set (tile widths) may still be one set
+RACK_PAST_EDGE = "a rack row runs past the photo's edge: the rack total may leave out tiles there"
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class SetReading:
         set valid.  Such a set is ``unsure``, not invalid.
     past_edge: the set runs into the photo's edge and a tile in the next place,
         out of sight, would make it valid (``vision.frame_edge``): ``unsure`` too.
+        A rack row that runs into the edge: tiles past it may be left out of its total.
     """
 
     indices: list[int]
@@ -119,7 +121,8 @@ class TableReading:
         face values, a joker ``joker_penalty``); with no rack in the photo,
         what all its tiles would cost left on a rack (a hand laid out to count).
     warnings: things about the photo that make the reading less sure, in
-        plain words (colours that cannot be told apart, ...).
+        plain words (colours that cannot be told apart, a rack row running past
+        the photo's edge, ...).
     """
 
     detections: TileDetections
@@ -217,13 +220,16 @@ class TableReader:
             start += len(g.tiles)
             if g.kind == RACK:
                 tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
-                sets.append(SetReading(indices, None, group=RACK, rack_value=rack_value(tiles, o.rules)))
+                cut = image is not None and row_past_edge(found.quads[indices], image, found.quads)
+                sets.append(SetReading(indices, None, group=RACK, rack_value=rack_value(tiles, o.rules), past_edge=cut))
             else:
                 sets += [self._past_edge(SetReading(part, *self._judge(read, found, part)), read, found, image)
                          for part in self._split(read, flat[order], indices)]
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
         warnings = printed + colours
+        if any(s.group == RACK and s.past_edge for s in sets):
+            warnings.append(RACK_PAST_EDGE)
         return TableReading(read, sets, total, found, warnings)
 
     def _in_context(self, detections: TileDetections, groups: list[Group]) -> TileDetections:
