@@ -101,3 +101,16 @@ def test_the_warning_is_in_the_json_and_the_summary():
     assert RACK_PAST_EDGE in reading.to_json()["warnings"]
     from cli.read import summary
     assert f"WARNING: {RACK_PAST_EDGE}" in summary("x", reading)
+
+
+def test_the_drawing_marks_a_rack_total_that_may_leave_out_tiles():
+    from vision.annotate import _set_label
+
+    drawn, layout = rack_and_table(2)
+    _, right, width = rack_row_ends(drawn, layout)
+    cut = read_crop(drawn, 0, int(right + 0.5 * width))
+    labels = {_set_label(s) for s in cut.sets if s.group == "rack"}
+    top = next(s for s in cut.sets if s.group == "rack" and s.past_edge)
+    assert f"rack {top.value}+?" in labels
+    whole = read_crop(drawn, 0, drawn.image.shape[1])
+    assert all("?" not in _set_label(s) for s in whole.sets if s.group == "rack")

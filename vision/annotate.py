@@ -1,7 +1,8 @@
 """The reading drawn over the photo: tile outlines, codes, and each group framed in its colour.
 
 Valid sets green, invalid red, unsure orange (with its doubtful tiles
-outlined in orange), rack rows purple with their total.
+outlined in orange), rack rows purple with their total ("+?" after it when the
+row runs past the photo's edge).
 
 Line widths and text sizes follow the tiles' size in the picture, so the
 drawing stays readable on a 640x480 webcam frame and on a 4032x3024 photo.
@@ -74,8 +75,8 @@ def _set_label(s) -> str:
     status = _status(s)
     if status == "valid":
         return f"{s.kind or 'set'} {s.value}"
-    if status == "rack":
-        return f"rack {s.value}"
+    if status == "rack":  # "+?": the row runs past the photo's edge, its total may leave out tiles
+        return f"rack {s.value}" + ("+?" if s.past_edge else "")
     return status
 
 
