@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.geometry import scaled_about_centres
+
 MIN_CHROMA = 12.0  # the most colourful pixels of a colour photo of tiles reach far beyond this (Lab units)
 MIN_BRIGHTNESS = 45.0  # median brightness (0-255) of the tile faces below which colours drown in noise
 MAX_CAST = 45.0  # how far from neutral (Lab a/b units) the ivory tile faces may be tinted (warm lamps reach 36)
@@ -54,9 +56,7 @@ def _face_mask(shape: tuple[int, int], quads: np.ndarray, full: tuple[int, int])
     scale = shape[0] / full[0]
     mask = np.zeros(shape, np.uint8)
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2) * scale
-    centre = q.mean(axis=1, keepdims=True)
-    inner = centre + (q - centre) * 0.8
-    cv2.fillPoly(mask, np.round(inner).astype(np.int32), 1)
+    cv2.fillPoly(mask, np.round(scaled_about_centres(q, 0.8)).astype(np.int32), 1)
     return mask.astype(bool)
 
 

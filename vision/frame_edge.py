@@ -25,6 +25,7 @@ from rules.options import RuleOptions
 from rules.sets import analyse_set, suggest_missing
 from rules.tiles import Tile
 from vision.context import valid_as_laid
+from vision.geometry import scaled_about_centres
 
 SHOWN = 0.7  # a tile with less of its face inside the photo than this may go unread (the networks learned whole tiles)
 EDGE_ROOM = 0.3  # a rack row's end tile nearer the photo's edge than this many of its widths: no telling what lies past it
@@ -120,8 +121,7 @@ def _median_lab(image: np.ndarray, quad: np.ndarray, tiles: np.ndarray | None = 
     cv2.fillPoly(mask, [np.round(quad - (x0, y0)).astype(np.int32)], 1)
     inside = int(mask.sum())
     if tiles is not None and len(tiles):
-        centres = tiles.mean(axis=1, keepdims=True)
-        grown = centres + (tiles - centres) * 1.2
+        grown = scaled_about_centres(tiles, 1.2)
         cv2.fillPoly(mask, list(np.round(grown - (x0, y0)).astype(np.int32)), 0)
     if not inside or mask.sum() < CLEAR * inside:
         return None

@@ -230,6 +230,12 @@ def tilting(quads: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
     return np.linalg.inv(to_unit) @ tilt @ to_unit
 
 
+def scaled_about_centres(quads: np.ndarray, factor: float) -> np.ndarray:
+    """(N, 4, 2) quads scaled by ``factor`` about their own centres (grown above 1, shrunk below)."""
+    c = quads.mean(axis=1, keepdims=True)
+    return c + (quads - c) * factor
+
+
 def projected(quads: np.ndarray, view: np.ndarray) -> np.ndarray:
     """The quads' corners under the 3x3 projective map ``view``."""
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 2)
@@ -612,4 +618,4 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
     return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
 
 
-__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "flattening", "from_above", "squashed_table", "squash", "tilting", "projected", "table_view", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]
+__all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "flattening", "from_above", "squashed_table", "squash", "tilting", "projected", "scaled_about_centres", "table_view", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]

@@ -18,7 +18,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from vision.geometry import Components, frame_offsets, tile_frames
+from vision.geometry import Components, frame_offsets, scaled_about_centres, tile_frames
 
 ROW_ANGLE = 12.0  # degrees between the x axes of two tiles in one rack row
 ROW_OFFSET = 0.35  # sideways misalignment of centres within a row, in tile heights
@@ -126,9 +126,9 @@ def _boards(candidates: list[list[int]], q: np.ndarray, f, image: np.ndarray) ->
     scale = 1.0 / step
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     tiles_mask = np.zeros(small.shape[:2], np.uint8)
-    cv2.fillPoly(tiles_mask, list(np.round(_grown(q * scale, 1.3)).astype(np.int32)), 1)
+    cv2.fillPoly(tiles_mask, list(np.round(scaled_about_centres(q * scale, 1.3)).astype(np.int32)), 1)
     faces = np.zeros(small.shape[:2], np.uint8)
-    cv2.fillPoly(faces, list(np.round(_grown(q * scale, 0.7)).astype(np.int32)), 1)
+    cv2.fillPoly(faces, list(np.round(scaled_about_centres(q * scale, 0.7)).astype(np.int32)), 1)
     face = np.median(lab[faces > 0], axis=0) if faces.any() else np.full(3, 255.0)
     return [row for row in candidates if _on_rack(row, f, scale, lab, tiles_mask, face)]
 
@@ -180,12 +180,6 @@ def _same_rack(row: list[int], other: list[int], f) -> bool:
     a, b = f.centers[row] @ x, f.centers[other] @ x
     overlap = min(a.max(), b.max()) - max(a.min(), b.min()) > -2 * w
     return bool(0.9 <= step <= 1.8 and overlap and heights[1] < ROW_HEIGHTS * heights[0])
-
-
-def _grown(quads: np.ndarray, factor: float) -> np.ndarray:
-    """(N, 4, 2) quads scaled by ``factor`` about their own centres."""
-    c = quads.mean(axis=1, keepdims=True)
-    return c + (quads - c) * factor
 
 
 def _reading_axis(q: np.ndarray) -> np.ndarray:
