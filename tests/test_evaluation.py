@@ -265,3 +265,18 @@ def test_a_rack_total_warned_past_the_edge_is_counted_apart_right_or_wrong():
     assert (c.rack_totals_warned, c.rack_totals_warned_right) == (0, 0)
     e = Evaluation([PhotoScore("t.jpg", 4, 4, 4, 4, 1.0, groups=c)])
     assert e.set_dict()["rack_totals_warned"] == 0 and "warned" in format_set_table([("f", e)])
+
+
+def test_a_set_shown_invalid_where_no_tile_is_labelled_is_a_phantom():
+    codes, quads = ["R4", "R5", "R6"], line_quads(10, 10, 3)
+    item = set_item(codes, quads, [GroupLabel("set", (0, 1, 2))])
+    # read: the run, and three finds on a score sheet well below it, reading as no set
+    reading = reading_of(codes + ["B3", "B9", "B1"], quads + line_quads(10, 200, 3))
+    c = score_groups(reading, item, match_tiles(reading.detections.quads, item.quads), find_variant("sabra"))
+    assert (c.sets_exact, c.false_alarms, c.phantoms) == (1, 0, 1)
+    assert any("[B3 B9 B1] shown invalid where no tile is labelled" in p for p in c.problems)
+    shown_valid = reading_of(codes + ["B3", "B4", "B5"], quads + line_quads(10, 200, 3))
+    c = score_groups(shown_valid, item, match_tiles(shown_valid.detections.quads, item.quads), find_variant("sabra"))
+    assert c.phantoms == 0  # a flag is what the players see; a valid-looking stray line is no alarm
+    e = Evaluation([PhotoScore("t.jpg", 3, 6, 3, 3, 1.0, groups=c)])
+    assert e.set_dict()["phantoms"] == 0 and "phantoms" in format_set_table([("f", e)])

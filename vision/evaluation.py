@@ -23,7 +23,11 @@ scored as players see them, through the tile matching:
   and a photo's *rack total* is right when the reading's total of the tiles on
   racks equals the labelled one; a total that came with the warning that a rack
   row runs past the photo's edge is counted apart as well (*warned*), right or wrong;
-- a loose tile is right when it is read as a group of its own.
+- a loose tile is right when it is read as a group of its own;
+- a *phantom* is a table set of two or more finds shown invalid where no
+  labelled tile lies (a score sheet's numbers, letter tiles, a keyboard): a
+  flag the players see with nothing behind it.  On rendered photos a tile
+  left unlabelled (cut by the frame, mostly covered) counts as nothing too.
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ def match_tiles(pred: np.ndarray, truth: np.ndarray, threshold: float = 0.5) -> 
 
 SET_FIELDS = ("sets", "sets_exact", "valid_sets", "false_alarms", "unsure", "invalid_sets", "misses", "invalid_unsure",
               "rack_rows", "rack_rows_exact", "rack_photos", "rack_totals_right", "rack_totals_warned",
-              "rack_totals_warned_right", "loose", "loose_right")
+              "rack_totals_warned_right", "loose", "loose_right", "phantoms")
 
 
 @dataclass
@@ -105,6 +109,7 @@ class SetCounts:
     rack_totals_warned_right: int = 0  # ... that were right all the same
     loose: int = 0
     loose_right: int = 0
+    phantoms: int = 0  # table sets shown invalid made only of finds where no tile is labelled
     problems: list[str] = field(default_factory=list)  # what went wrong, in words, for the report
 
     def __add__(self, other: "SetCounts") -> "SetCounts":
@@ -177,6 +182,13 @@ def score_groups(reading, item: LabelledImage, pairs: list[tuple[int, int]], rul
         c.loose += 1
         k = one_group([t])
         c.loose_right += k is not None and len(reading.sets[k].indices) == 1
+    matched = set(pred_of.values())
+    for s in reading.sets:
+        if (s.group == "table" and len(s.indices) >= 2 and s.status == "invalid"
+                and not matched.intersection(s.indices)):
+            c.phantoms += 1
+            c.problems.append(f"{name}: [{' '.join(codes[i] for i in s.indices)}] shown invalid where no tile "
+                              f"is labelled")
     if any(g.kind == "rack" for g in item.groups):
         c.rack_photos = 1
         c.rack_totals_right = int(reading.rack_total == truth_rack)
@@ -320,7 +332,7 @@ class Evaluation:
             "rack_rows": g.rack_rows, "rack_rows_exact": g.rack_rows_exact,
             "rack_photos": g.rack_photos, "rack_totals_right": g.rack_totals_right,
             "rack_totals_warned": g.rack_totals_warned, "rack_totals_warned_right": g.rack_totals_warned_right,
-            "loose": g.loose, "loose_right": g.loose_right,
+            "loose": g.loose, "loose_right": g.loose_right, "phantoms": g.phantoms,
         }
 
     def to_dict(self) -> dict:
@@ -397,7 +409,8 @@ def format_table(rows: list[tuple[str, Evaluation]]) -> str:
 def format_set_table(rows: list[tuple[str, Evaluation]]) -> str:
     """Set-level figures, one row per folder: only folders with set labels."""
     head = (f"{'folder':<32} {'photos':>6} {'sets':>5} {'exact':>12} {'valid':>5} {'false alarms':>14} "
-            f"{'unsure':>6} {'misses':>8} {'rack rows':>10} {'rack totals':>11} {'warned':>10} {'loose':>9}")
+            f"{'unsure':>6} {'misses':>8} {'rack rows':>10} {'rack totals':>11} {'warned':>10} {'loose':>9} "
+            f"{'phantoms':>8}")
     lines = [head, "-" * len(head)]
     for name, e in rows:
         if not e.set_photos:
@@ -409,7 +422,8 @@ def format_set_table(rows: list[tuple[str, Evaluation]]) -> str:
             f"{name:<32} {e.set_photos:>6} {g.sets:>5} {f'{g.sets_exact} {_ratio(g.sets_exact, g.sets):.1%}':>12} "
             f"{g.valid_sets:>5} {rate:>14} {g.unsure:>6} {f'{g.misses}/{g.invalid_sets}':>8} "
             f"{f'{g.rack_rows_exact}/{g.rack_rows}':>10} {f'{g.rack_totals_right}/{g.rack_photos}':>11} "
-            f"{f'{g.rack_totals_warned} ({g.rack_totals_warned_right} ok)':>10} {f'{g.loose_right}/{g.loose}':>9}"
+            f"{f'{g.rack_totals_warned} ({g.rack_totals_warned_right} ok)':>10} {f'{g.loose_right}/{g.loose}':>9} "
+            f"{g.phantoms:>8}"
         )
     return "\n".join(lines) if len(lines) > 2 else ""
 
