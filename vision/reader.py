@@ -30,6 +30,7 @@ from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
 from vision.frame_edge import row_past_edge, runs_past_edge
 from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
                              tile_frames)
+from vision.scale import out_of_scale
 from vision.types import TileDetections
 
 
@@ -194,7 +195,8 @@ class TableReader:
         ``image`` (the photo they were found in) lets racks be told from the
         table and the photo's colours be checked; without it every group is a table set.
         Finds the box cannot hold (``vision.box``) are left out first, unless the
-        photo's colours cannot be trusted.
+        photo's colours cannot be trusted, then finds far smaller than the tiles
+        around them (``vision.scale``): a patch of printed numbers is judged whole.
         """
         o = self.options
         colours = colour_warnings(image, detections.quads) if image is not None else []
@@ -202,6 +204,7 @@ class TableReader:
         if not colours:  # a grey-scale photo reads every 7 of a group as K7: one colour proves nothing there
             keep, printed = printed_matter(detections, o.rules.box)
             detections = detections[keep]
+        detections = detections[~out_of_scale(detections.quads)]
         flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
         as_read = detections.tiles
 
