@@ -63,6 +63,8 @@ def out_of_scale(quads: np.ndarray) -> np.ndarray:
     size = tile_frames(quads).extents
     median = float(np.median(size))
     small = size < OF_MEDIAN * median
+    if not small.any():  # most photos: nothing to fit
+        return small
     out = small & (size < OF_FIT * expected_sizes(quads, fit=~small))
     if out.any():
         hull = cv2.convexHull(quads[~small].reshape(-1, 2).astype(np.float32))
