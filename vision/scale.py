@@ -37,8 +37,9 @@ def expected_sizes(quads: np.ndarray, fit: np.ndarray | None = None) -> np.ndarr
     """(N,) the size (longer side) a tile would have at each find's place, fitted on the finds ``fit``
     (a mask; default all).
 
-    Least squares of 1 / size on the centre's position, reweighted so finds far
-    off the fit weigh less (a Huber weight at 1.5 median deviations).
+    Least squares of 1 / size on the centre's position, reweighted each round
+    so a find off the fit by more than 1.5 median deviations weighs less the
+    further off it lies.
     """
     size = tile_frames(quads).extents.astype(np.float64)
     centres = np.asarray(quads, np.float64).reshape(-1, 4, 2).mean(1)
