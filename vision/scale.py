@@ -24,7 +24,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import tile_frames
+from vision.geometry import TileFrame, tile_frames
 
 OF_FIT = 0.55      # a find under this share of the size the fit expects where it lies ...
 OF_MEDIAN = 0.6    # ... and under this share of the photo's median find is not a tile
@@ -33,7 +33,7 @@ FEWEST = 5         # finds a photo needs before sizes are compared at all
 ROUNDS = 10        # reweighting rounds of the robust fit
 
 
-def expected_sizes(quads: np.ndarray, fit: np.ndarray | None = None) -> np.ndarray:
+def expected_sizes(frames: TileFrame, fit: np.ndarray | None = None) -> np.ndarray:
     """(N,) the size (longer side) a tile would have at each find's place, fitted on the finds ``fit``
     (a mask; default all).
 
@@ -41,10 +41,9 @@ def expected_sizes(quads: np.ndarray, fit: np.ndarray | None = None) -> np.ndarr
     so a find off the fit by more than 1.5 median deviations weighs less the
     further off it lies.
     """
-    size = tile_frames(quads).extents.astype(np.float64)
-    centres = np.asarray(quads, np.float64).reshape(-1, 4, 2).mean(1)
-    scale = max(1.0, float(np.abs(centres).max()))
-    a = np.c_[centres / scale, np.ones(len(size))]
+    size = frames.extents.astype(np.float64)
+    scale = max(1.0, float(np.abs(frames.centers).max()))
+    a = np.c_[frames.centers / scale, np.ones(len(size))]
     y = 1.0 / np.maximum(size, 1e-6)
     use = np.ones(len(size), bool) if fit is None else np.asarray(fit, bool)
     w = np.ones(int(use.sum()))
@@ -61,15 +60,16 @@ def out_of_scale(quads: np.ndarray) -> np.ndarray:
     n = len(quads)
     if n < FEWEST:
         return np.zeros(n, bool)
-    size = tile_frames(quads).extents
+    frames = tile_frames(quads)
+    size = frames.extents
     median = float(np.median(size))
     small = size < OF_MEDIAN * median
     if not small.any():  # most photos: nothing to fit
         return small
-    out = small & (size < OF_FIT * expected_sizes(quads, fit=~small))
+    out = small & (size < OF_FIT * expected_sizes(frames, fit=~small))
     if out.any():
         hull = cv2.convexHull(quads[~small].reshape(-1, 2).astype(np.float32))
         for i in np.flatnonzero(out):
-            centre = quads[i].mean(0)
-            out[i] = cv2.pointPolygonTest(hull, (float(centre[0]), float(centre[1])), True) >= -NEAR * median
+            x, y = frames.centers[i]
+            out[i] = cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -NEAR * median
     return out
