@@ -45,6 +45,8 @@ RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classi
 HOLE_OUTLINE = 0.7  # an outline turned down by the classifier fills a hole in a line when outlined this surely...
 HOLE_REJECT = 0.9  # ...and the classifier's "no tile" is less sure than this
 KEEP_FLAT = 0.8  # the look from above is kept only when it finds at least this share of the tiles the first found
+# ...and a tile the first look read this surely that the look from above lost is kept as first read
+KEPT_AS_SHOWN = 0.7
 
 
 class Outlines(NamedTuple):
@@ -259,7 +261,7 @@ class TileModel:
         above = self._detect_from_above(image, found, table_view(found.quads[~standing], image.shape, stretch))
         if above is None:
             return found
-        return _racks_as_shown(found, standing, _surer(found, above))
+        return _with_lost(found, _racks_as_shown(found, standing, _surer(found, above)))
 
     def _detect_as_shown(self, image: np.ndarray) -> TileDetections:
         """:meth:`detect` on the photo as the camera shows it."""
@@ -458,6 +460,19 @@ def _racks_as_shown(shown: TileDetections, standing: np.ndarray, above: TileDete
     if not standing.any():
         return above
     return TileDetections.concat([shown[standing], above[_outside(above, shown.quads[standing])]])
+
+
+def _with_lost(shown: TileDetections, above: TileDetections) -> TileDetections:
+    """``above`` with each tile of the first look that it lost, where that look read it at least
+    KEPT_AS_SHOWN surely (neither find holds the other's centre).
+
+    One stretch flattens the table only on average: the faces of a box narrower
+    than any the stretch allows for, or a set lying across it, can come out of
+    it too distorted to outline, while the photo as shown read them well.
+    """
+    lost = [k for k in _outside(shown, above.quads)
+            if shown.scores[k] >= KEPT_AS_SHOWN and not any(_holds(shown.quads[k], c) for c in above.centers)]
+    return TileDetections.concat([above, shown[np.array(lost, dtype=np.int64)]]) if lost else above
 
 
 def _holds(quad: np.ndarray, point: np.ndarray) -> bool:
