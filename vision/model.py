@@ -466,9 +466,9 @@ def _with_lost(shown: TileDetections, above: TileDetections) -> TileDetections:
     """``above`` with each tile of the first look that it lost, where that look read it at least
     KEPT_AS_SHOWN surely (neither find holds the other's centre).
 
-    One stretch flattens the table only on average: the faces of a box narrower
-    than any the stretch allows for, or a set lying across it, can come out of
-    it too distorted to outline, while the photo as shown read them well.
+    One stretch flattens the table only on average: a set lying across it, or
+    faces of a box the detector outlines only roughly, can come out of it too
+    distorted to outline, while the photo as shown read them well.
     """
     lost = [k for k in _outside(shown, above.quads)
             if shown.scores[k] >= KEPT_AS_SHOWN and not any(_holds(shown.quads[k], c) for c in above.centers)]
