@@ -242,8 +242,8 @@ def test_a_tile_read_surer_as_shown_keeps_that_reading(reader, monkeypatch):
 
 
 def test_a_tile_the_look_from_above_loses_stays_when_read_surely_as_shown(reader, monkeypatch):
-    """One stretch for the whole table can distort a set lying across it (or a box of narrow faces)
-    past outlining: a tile the photo as shown read surely is not lost with it, while a find the
+    """One stretch for the whole table can distort a set lying across it (or faces the detector
+    outlines only roughly) past outlining: a tile the photo as shown read surely is not lost with it, while a find the
     photo read unsurely (a bit of clutter) is left to the look from above, which saw nothing there."""
     image = cv2.imread(str(ROOT / "sample_images" / "valid_table.jpg"))
     quads = np.array(EXPECTED["valid_table.jpg"]["quads"], np.float32)
