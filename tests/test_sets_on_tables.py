@@ -376,6 +376,18 @@ def test_a_rack_tile_outlined_as_a_small_diamond_inside_its_face_stays_in_its_ro
     assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
 
 
+def test_a_rack_row_cut_short_by_two_tiles_outlined_as_diamonds_is_still_a_rack_without_a_board():
+    """With no board to see, a rack is told by its rows' length; a row's tiles outlined as diamonds
+    lie askew to it, yet they count towards that length (a rendered three-row rack on a light table
+    lost a row of six this way)."""
+    det, image = stacked_rows(["R1 K5 B9 J O13 O2", "K10 K11 B3 R7 B7 O5"])
+    for code in ("K10", "B3"):
+        k = det.codes.index(code)
+        centre, r = det.quads[k].mean(axis=0), 28.0 / np.sqrt(2)
+        det.quads[k] = centre + np.array([[0, -r], [r, 0], [0, r], [-r, 0]])
+    assert groups_shown(det, image) == {("rack", "R1 K5 B9 J O13 O2"), ("rack", "K10 K11 B3 R7 B7 O5")}
+
+
 def test_a_set_in_line_beyond_a_rack_row_facing_the_other_player_is_not_on_the_rack():
     """The tiles of a rack all face its owner; a set on the table past the rack's end, laid for the
     player opposite, lines up with a row but is not in it."""

@@ -48,11 +48,11 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
 
     ``in_sets(row)`` (tiles left to right) says how many of a row's tiles can
     be in valid sets as they lie.  Two or more rows of at least SHUFFLED
-    tiles, each mostly in no set, stacked as a rack's rows are, are a rack
-    even where its board is not told from the table (a black rack on a dark
-    cloth, a rack on a checked one) and at any angle (a rack at the side of a
-    photo of the whole table): sets on a table are laid valid, not in drawn
-    order.  A row whose tiles all lie in valid sets is sets on the table,
+    tiles (askew ones on a row's line counted), each mostly in no set,
+    stacked as a rack's rows are, are a rack even where its board is not
+    told from the table (a black rack on a dark cloth, a light rack on a
+    light table) and at any angle (a rack at the side of a photo of the
+    whole table): sets on a table are laid valid, not in drawn order.  A row whose tiles all lie in valid sets is sets on the table,
     whatever the colours round it say, unless a rack row beside it is not:
     rows that could all be laid down as they stand would be a winning hand.
     """
@@ -74,8 +74,11 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
         mixed = [laid(row) < len(row) for row in found]
         found = [row for row, own in zip(found, mixed) if own or any(
             other_mixed and other is not row and _same_rack(row, other, f) for other, other_mixed in zip(found, mixed))]
-        # at any angle: the photo may show a rack at the table's side
-        shuffled = [row for row in rows if row not in found and len(row) >= SHUFFLED and 2 * laid(row) < len(row)]
+        # at any angle: the photo may show a rack at the table's side; a row's askew tiles count
+        # towards its length (an outline read as a diamond would otherwise cut the row short)
+        lines = [row for row in rows if row not in found and len(row) > 1]
+        grown = _with_strays(found + lines, f)[len(found):]
+        shuffled = [row for row, whole in zip(lines, grown) if len(whole) >= SHUFFLED and 2 * laid(whole) < len(whole)]
         found += [row for row in shuffled
                   if any(_same_rack(row, other, f) for other in shuffled + found if other is not row)]
     rows = [_in_order(row, f, q) for row in _with_strays(found, f)]
