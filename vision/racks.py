@@ -5,8 +5,8 @@ A rack holds its tiles in one or two rows in front of a board: beside each row
 row is the table.  A set on the table has the table all round it.  So a row
 is a rack row when the colour beside it (tiles left out: in its gaps or past
 either end) is even, unlike the tile faces, clearly darker than the open table
-well above or well below it.  Racks lighter than the table are not found (the
-classic racks are black, brown or navy).
+well above or well below it.  Racks lighter than the table are found by their
+tiles alone (below; the classic racks are black, brown or navy).
 Rows on a rack may have wide gaps (players group their tiles), so a row
 here is every tile on one line at any spacing, not only tiles edge to edge.
 """
@@ -52,9 +52,10 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
     stacked as a rack's rows are, are a rack even where its board is not
     told from the table (a black rack on a dark cloth, a light rack on a
     light table) and at any angle (a rack at the side of a photo of the
-    whole table): sets on a table are laid valid, not in drawn order.  A row whose tiles all lie in valid sets is sets on the table,
-    whatever the colours round it say, unless a rack row beside it is not:
-    rows that could all be laid down as they stand would be a winning hand.
+    whole table): sets on a table are laid valid, not in drawn order.  A
+    row whose tiles all lie in valid sets is sets on the table, whatever the
+    colours round it say, unless a rack row beside it is not: rows that
+    could all be laid down as they stand would be a winning hand.
     """
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) == 0:
