@@ -1,4 +1,4 @@
-"""Train the tile segmenter and the tile classifier on the CPU, then export them to ONNX.
+"""Train the tile segmenter and the tile classifier (on the CPU, or a GPU), then export them to ONNX.
 
     python -m models.train                       # everything, resumable
     python -m models.train --extra club_photos/  # also learn a club's own labelled tiles
@@ -6,6 +6,8 @@
         --det-steps 500 --cls-steps 1000 --det-lr 1e-3 --cls-lr 1e-3   # fine-tune a trained model
     python -m models.train --init-from models --run-dir runs/tuned --models-dir runs/tuned/models ...
                                                  # fine-tune the shipped ONNX networks
+    python -m models.train --device cuda --threads 16 --prefetch 3 ...
+                                                 # the same recipe on a GPU (same batches, same ONNX files)
 
 Reads top to bottom: settings, data, the two training loops, export. Each
 stage checkpoints every few hundred steps (settings included) and a rerun
@@ -22,6 +24,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +77,8 @@ class Config:
     # run
     seed: int = 0
     threads: int = 2
+    device: str = "cpu"                    # "cuda" trains on a GPU; the result is the same kind of ONNX file
+    prefetch: int = 1                      # batches cut ahead in threads (more when the steps outrun one thread)
     checkpoint_every: int = 200
 
 
@@ -173,19 +178,23 @@ class Stage:
         def make(step):  # a step's batch depends only on (seed, step): resuming repeats no sample
             return batch_fn(np.random.default_rng([self.cfg.seed, step, len(self.name)]))
 
-        # the next batch is cut in a thread while this one trains (OpenCV and
+        # the next batches are cut in threads while this one trains (OpenCV and
         # numpy release the GIL), which hides most of the augmentation time
-        with open(self.log_path, "a", newline="") as log, ThreadPoolExecutor(1) as pool, \
+        device = torch.device(self.cfg.device)
+        with open(self.log_path, "a", newline="") as log, ThreadPoolExecutor(self.cfg.prefetch) as pool, \
                 tqdm(total=self.steps, initial=self.step, desc=self.name, dynamic_ncols=True) as bar:
             writer = csv.writer(log)
             if new_log:
                 writer.writerow(["step", "loss", "seconds"])
             start = time.time()
-            upcoming = pool.submit(make, self.step)
+            ahead = self.step + min(self.cfg.prefetch, self.steps - self.step)
+            upcoming = deque(pool.submit(make, k) for k in range(self.step, ahead))
             while self.step < self.steps:
-                batch = upcoming.result()
-                if self.step + 1 < self.steps:
-                    upcoming = pool.submit(make, self.step + 1)
+                batch = upcoming.popleft().result()
+                if ahead < self.steps:
+                    upcoming.append(pool.submit(make, ahead))
+                    ahead += 1
+                batch = [t.to(device, non_blocking=True) for t in batch]
                 loss, shown = loss_fn(*batch)
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -237,9 +246,10 @@ def train_detector(cfg: Config, real, synth) -> TileSegmenter:
         return total, {"loss": f"{total.item():.3f}"}
 
     warm_start("detector", model, batch, cfg)
+    model.to(cfg.device)
     stage = Stage("detector", model, cfg.det_lr, cfg.det_steps, cfg)
     stage.run(batch, loss)
-    return model.to(memory_format=torch.contiguous_format).eval()
+    return model.cpu().to(memory_format=torch.contiguous_format).eval()
 
 
 def train_classifier(cfg: Config, real, synth) -> TileClassifier:
@@ -262,9 +272,10 @@ def train_classifier(cfg: Config, real, synth) -> TileClassifier:
         return total, {"loss": f"{total.item():.3f}", "acc": f"{acc:.3f}"}
 
     warm_start("classifier", model, batch, cfg)
+    model.to(cfg.device)
     stage = Stage("classifier", model, cfg.cls_lr, cfg.cls_steps, cfg)
     stage.run(batch, loss)
-    return model.to(memory_format=torch.contiguous_format).eval()
+    return model.cpu().to(memory_format=torch.contiguous_format).eval()
 
 
 def main(argv=None) -> None:
