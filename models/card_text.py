@@ -198,8 +198,8 @@ every box's profile made again. `python -m models.quantize
 
 `python -m models.train` (PyTorch, on the CPU or with `--device cuda` a GPU;
 resumable; progress bars) renders the scenes if missing, trains the segmenter
-then the classifier, and exports both with `models/export.py` (ONNX checker, onnxruntime compared with PyTorch, the
-`features` output added). `--init-from models` starts from the shipped ONNX
+then the classifier, and exports both with `models/export.py` (ONNX checker,
+onnxruntime compared with PyTorch, the `features` output added). `--init-from models` starts from the shipped ONNX
 networks (`models/onnx_import.py` turns them back into PyTorch). `python -m
 models.quantize` writes the int8 files and points `model.json` at them,
 `python -m models.bank` the feature bank, and `python -m models.card`
