@@ -382,3 +382,17 @@ def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path, monkeypatc
         assert sorted(p.name for p in (tmp_path / "tile_lessons").iterdir()) == ["0001.jpg", "0001.json"]
     finally:
         set_default_profile(None)
+
+
+def test_colour_is_read_as_a_tile_whatever_share_the_classifier_gives_no_tile():
+    from vision.calibration import colour_odds, colour_reading
+
+    probs = np.zeros((2, 54))
+    probs[0, 52], probs[0, 53] = 0.12, 0.85  # an unseen joker design: mostly "no tile", the rest a joker
+    probs[0, [0, 14]] = 0.015
+    probs[1, 52], probs[1, [0, 1, 2, 3]], probs[1, 53] = 0.1, 0.04, 0.74  # J on top, black as a colour
+    odds = colour_odds(probs)
+    assert np.allclose(odds.sum(axis=1), 1)
+    assert odds[0, 4] > 0.75  # the typed joker is not "another colour" (OFF_COLOUR)
+    assert odds[1, 0] > odds[1, 4]
+    assert colour_reading(probs) == ["J", "K1"]  # named within the colour it shows, never "J read as J"

@@ -154,8 +154,20 @@ def _alignment(scores: np.ndarray) -> tuple[list[tuple[int, int]], float]:
 
 
 def colour_odds(probs: np.ndarray) -> np.ndarray:
-    """(N, 5): how likely each found tile is black, blue, orange, red or a joker."""
-    return np.stack([probs[:, c * 13:(c + 1) * 13].sum(axis=1) for c in range(4)] + [probs[:, JOKER_INDEX]], 1)
+    """(N, 5): how likely each found tile is black, blue, orange, red or a joker, as a tile.
+
+    The classifier's "not a tile" share is left out: a typed tile is a tile, and a face
+    it has never seen (another box's joker) may take most of its reading as no tile
+    while what is left still says which colour it shows."""
+    odds = np.stack([probs[:, c * 13:(c + 1) * 13].sum(axis=1) for c in range(4)] + [probs[:, JOKER_INDEX]], 1)
+    return odds / np.maximum(odds.sum(axis=1, keepdims=True), 1e-9)
+
+
+def colour_reading(probs: np.ndarray) -> list[str]:
+    """The tile each found tile reads as within the colour it most likely shows (its code)."""
+    colours = colour_odds(probs).argmax(axis=1)
+    return [Tile.from_index(JOKER_INDEX if c == 4 else 13 * int(c) + int(p[13 * c:13 * c + 13].argmax())).code
+            for c, p in zip(colours, probs)]
 
 
 def _colour_of(indices) -> np.ndarray:
@@ -240,12 +252,12 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
         pairs = align(match_scores(probs[found], wanted))
         matched_found = {a for a, _ in pairs}
         matched_typed = {b for _, b in pairs}
-        odds = colour_odds(probs[found])
+        odds, read_as = colour_odds(probs[found]), colour_reading(probs[found])
         for a, b in pairs:
             place.indices.append(int(wanted[b]))
             place.quads.append(quads[found[a]])
             colour_seen.append(float(odds[a, _colour_of(wanted[b])]))
-            seen_as.append(Tile.from_index(int(probs[found[a], :JOKER_INDEX + 1].argmax())).code)
+            seen_as.append(read_as[a])
         for b, index in enumerate(wanted):
             if b not in matched_typed:
                 place.problems.append(f"{source}: could not place {Tile.from_index(index).code} "
