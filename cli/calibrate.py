@@ -92,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     profile.save(args.out)
     if profile.info.get("not_learned"):
-        print(f"warning: not learned: {' '.join(profile.info['not_learned'])}: each was placed without the other of "
-              "its colour (a 6 and a 9 are one numeral turned: learned alone, one is read for the other), and the "
-              "reader already reads this box; add a photo that shows both", file=sys.stderr)
+        print(f"warning: not learned: {' '.join(profile.info['not_learned'])}: each was placed without as many of "
+              "the other of its colour (a 6 and a 9 are one numeral turned: taught unevenly, one is read for the "
+              "other), and the reader already reads this box; add photos that show both as often", file=sys.stderr)
     if profile.info.get("learned_alone"):
         print(f"warning: learned without the other of its colour: {' '.join(profile.info['learned_alone'])}: "
               "a 6 and a 9 are one numeral turned, so the other may now be read as it; add a photo that shows both",

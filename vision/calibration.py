@@ -407,13 +407,14 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     before = softmax(features[plain] @ w0.T + b0)  # the unjittered crops: the tiles as these photos show them
     lone = _lone_turned(labels)
     known = _read_right(labels[plain], before) >= KNOWN_BOX
-    if lone and known:  # a box the shipped layer reads: its lone 6s and 9s would lose more than they gain
-        keep = ~np.isin(labels, lone)
+    kept_as_shipped = _uneven_turned(labels) if known else []
+    if kept_as_shipped:  # a box the shipped layer reads: its uneven 6s and 9s would lose more than they gain
+        keep = ~np.isin(labels, kept_as_shipped)
         before = before[keep[plain]]
         features, labels, plain = features[keep], labels[keep], plain[keep]
         if not plain.any():
-            raise CalibrationError(f"only {', '.join(_codes(lone))} placed, each without the other of its colour "
-                                   "(a 6 and a 9 are one numeral turned): nothing to learn")
+            raise CalibrationError(f"only {', '.join(_codes(kept_as_shipped))} placed, without as many of the other "
+                                   "of their colour (a 6 and a 9 are one numeral turned): nothing to learn")
     bank = model.feature_bank()
     if bank is None:
         weight, bias = fit_face_layer(features, labels, w0, b0, pull=pull)
@@ -430,7 +431,7 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
                                   _most_read(before[rows]), _most_read(after[rows])))
     info = {
         "sources": [p.source for p in places],
-        "not_learned": _codes(lone) if known else [],
+        "not_learned": _codes(kept_as_shipped),
         "learned_alone": [] if known else _codes(lone),
         "tiles_placed": placed,
         "crops": int(len(labels)),
@@ -440,15 +441,30 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     return TileProfile(weight, bias, model.classifier_id, info), reports
 
 
-def _lone_turned(labels: np.ndarray) -> list[int]:
-    """The 6s and 9s placed without the other of their colour.
+def _uneven_turned(labels: np.ndarray) -> list[int]:
+    """The 6s and 9s of each colour whose 6s and 9s were not placed equally often.
 
     Both ways up, a 6 is a 9 turned; only a mark tells them apart. Taught one
     alone, the face layer learns the numeral and reads the other as it too
     (rendered modern racks, an edition the classifier knows: three photos with
-    an O9 and no O6 turned the shipped two O6 -> O9 misreadings into seven).
-    So they are learned only for a box the shipped layer reads badly (KNOWN_BOX),
-    where its 9s read as 10s cost more than its 6s can lose."""
+    an O9 and no O6 turned the shipped two O6 -> O9 misreadings into seven), and
+    taught both unevenly it does the same (three other photos with one O6 and four
+    O9s: O6 -> O9 five times). So for a box the shipped layer reads (KNOWN_BOX)
+    they keep its reading unless shown as evenly as the layout shows them; for a
+    box it reads badly they are learned, where its 9s read as 10s cost more than
+    its 6s can lose (see :func:`_lone_turned`)."""
+    counts = np.bincount(np.asarray(labels, np.int64), minlength=JOKER_INDEX + 1)
+    out = []
+    for colour in range(4):
+        six, nine = 13 * colour + 5, 13 * colour + 8
+        if counts[six] != counts[nine]:
+            out += [i for i in (six, nine) if counts[i]]
+    return out
+
+
+def _lone_turned(labels: np.ndarray) -> list[int]:
+    """The 6s and 9s placed without the other of their colour: learned alone for a box the
+    reader reads badly, and said to be, since the other may now be read as them."""
     present = {int(t) for t in labels if int(t) < JOKER_INDEX}
     partners = {index: Tile(tile.color, 15 - tile.number).index
                 for index in present if (tile := Tile.from_index(index)).number in (6, 9)}
