@@ -27,7 +27,7 @@ from itertools import permutations
 import cv2
 import numpy as np
 
-from rules.tiles import JOKER_INDEX, NotationError, Tile, parse_table
+from rules.tiles import JOKER_INDEX, Color, NotationError, Tile, parse_table
 from vision.crops import order_upright, rotate_half_turn, turn_upright, warp_crop
 from vision.geometry import from_above, group_lines
 from vision.profile import TileProfile, balanced_weights, fit_face_layer, softmax
@@ -405,7 +405,6 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     features = crop_features(model, crops)
     w0, b0 = model.face_layer()
     before = softmax(features[plain] @ w0.T + b0)  # the unjittered crops: the tiles as these photos show them
-    lone = _lone_turned(labels)
     known = _read_right(labels[plain], before) >= KNOWN_BOX
     kept_as_shipped = _uneven_turned(labels) if known else []
     if kept_as_shipped:  # a box the shipped layer reads: its uneven 6s and 9s would lose more than they gain
@@ -432,7 +431,7 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     info = {
         "sources": [p.source for p in places],
         "not_learned": _codes(kept_as_shipped),
-        "learned_alone": [] if known else _codes(lone),
+        "learned_alone": [] if known else _codes(_lone_turned(labels)),
         "tiles_placed": placed,
         "crops": int(len(labels)),
         "pull": pull,
@@ -441,8 +440,8 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     return TileProfile(weight, bias, model.classifier_id, info), reports
 
 
-def _uneven_turned(labels: np.ndarray) -> list[int]:
-    """The 6s and 9s of each colour whose 6s and 9s were not placed equally often.
+def _turned_pairs(labels: np.ndarray) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Per colour with a 6 or a 9 placed: ((the 6's index, its crops), (the 9's index, its crops)).
 
     Both ways up, a 6 is a 9 turned; only a mark tells them apart. Taught one
     alone, the face layer learns the numeral and reads the other as it too
@@ -450,25 +449,27 @@ def _uneven_turned(labels: np.ndarray) -> list[int]:
     an O9 and no O6 turned the shipped two O6 -> O9 misreadings into seven), and
     taught both unevenly it does the same (three other photos with one O6 and four
     O9s: O6 -> O9 five times). So for a box the shipped layer reads (KNOWN_BOX)
-    they keep its reading unless shown as evenly as the layout shows them; for a
-    box it reads badly they are learned, where its 9s read as 10s cost more than
-    its 6s can lose (see :func:`_lone_turned`)."""
+    they keep its reading unless shown as evenly as the layout shows them
+    (:func:`_uneven_turned`); for a box it reads badly they are learned, where its
+    9s read as 10s cost more than its 6s can lose, and one shown alone is said to
+    be (:func:`_lone_turned`)."""
     counts = np.bincount(np.asarray(labels, np.int64), minlength=JOKER_INDEX + 1)
-    out = []
-    for colour in range(4):
-        six, nine = 13 * colour + 5, 13 * colour + 8
-        if counts[six] != counts[nine]:
-            out += [i for i in (six, nine) if counts[i]]
-    return out
+    pairs = []
+    for colour in Color:
+        six, nine = Tile(colour, 6).index, Tile(colour, 9).index
+        if counts[six] or counts[nine]:
+            pairs.append(((six, int(counts[six])), (nine, int(counts[nine]))))
+    return pairs
+
+
+def _uneven_turned(labels: np.ndarray) -> list[int]:
+    """The 6s and 9s placed, of each colour whose 6s and 9s were not placed equally often."""
+    return [index for a, b in _turned_pairs(labels) if a[1] != b[1] for index, n in (a, b) if n]
 
 
 def _lone_turned(labels: np.ndarray) -> list[int]:
-    """The 6s and 9s placed without the other of their colour: learned alone for a box the
-    reader reads badly, and said to be, since the other may now be read as them."""
-    present = {int(t) for t in labels if int(t) < JOKER_INDEX}
-    partners = {index: Tile(tile.color, 15 - tile.number).index
-                for index in present if (tile := Tile.from_index(index)).number in (6, 9)}
-    return sorted(index for index, partner in partners.items() if partner not in present)
+    """The 6s and 9s placed without the other of their colour."""
+    return [index for a, b in _turned_pairs(labels) if not (a[1] and b[1]) for index, n in (a, b) if n]
 
 
 def _read_right(truth: np.ndarray, shipped: np.ndarray) -> float:
