@@ -33,7 +33,8 @@ files in use are {files}:
    rotated rectangle, doubled, is the tile outline. Where neighbouring cores
    still touch, the region is cut at the dips of its core probability into one
    tile each. Big photos whose tiles come out tiny are looked at again closer
-   up.
+   up, and the outlines of small tiles (under 44 px tall at 768) are drawn
+   again from a closer look.
 2. **Classifier** ({cls_mb:.1f} MB): each outline is
    straightened to a 32x48 crop (long side vertical, 8 % margin) and read into
    one of 54 classes: the 53 faces (K/B/O/R 1-13, joker) or *not a readable

@@ -15,10 +15,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from models.render.backgrounds import background
+from models.render.layout import Layout, careless_line
+from models.render.scene import compose
 from models.render.styles import EDITIONS
 from models.render.tiles import render_tile
 from rules.options import find_variant
-from rules.tiles import Tile
+from rules.tiles import Tile, parse_tiles
 from vision.colours import colour_warnings
 from vision.reader import ReaderOptions, TableReader
 
@@ -165,3 +168,30 @@ def test_tiles_about_24_px_tall_in_a_1000x750_photo_are_found_and_read(reader):
     assert sorted(reading.detections.codes) == sorted(expected["tiles"])
     assert sorted(" ".join(reading.detections.codes[i] for i in s.indices) for s in reading.sets) == sorted(
         map(" ".join, expected["sets"]))
+
+
+TIGHT_SETS = ["R4 R5 R6 R7", "K9 B9 O9", "B10 B11 B12 B13", "O1 O2 O3", "K7 R7 B7 O7", "R10 R11 R12", "K1 K2 K3 K4"]
+
+
+def tight_sets(seed: int, degrees: float, height: float) -> np.ndarray:
+    """A rendered 1000x750 photo of TIGHT_SETS laid edge to edge, the sets a little over half a tile apart."""
+    rng = np.random.default_rng(seed)
+    style = EDITIONS["classic"]
+    a = np.radians(degrees)
+    along, across = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    layout = Layout()
+    for k, codes in enumerate(TIGHT_SETS):
+        start = np.array([500.0, 375.0]) + across * (k - 3) * 1.6 * height - along * 2 * height
+        layout.spots += careless_line([t.index for t in parse_tiles(codes)], start, degrees, height, style.aspect,
+                                      rng, 0.0)
+    drawn = compose(rng, background(rng, 1000, 750, "wood"), layout, style, tile_height=height,
+                    homography=np.eye(3), effects=0.2, lift=(0.0, 0.0), extras=False)
+    return drawn.image
+
+
+@pytest.mark.parametrize("seed, degrees, height", [(1, 0, 40), (2, 30, 40), (3, 75, 42), (4, 10, 38), (5, 45, 40)])
+def test_small_tiles_laid_edge_to_edge_are_parted_and_every_set_read(reader, seed, degrees, height):
+    # about 30 px tall where the detector first looks: touching tiles run together into one outline
+    reading = reader.read(tight_sets(seed, degrees, height))
+    codes = reading.detections.codes
+    assert sorted(" ".join(codes[i] for i in s.indices) for s in reading.sets) == sorted(TIGHT_SETS)
