@@ -137,3 +137,29 @@ def test_tile_size_is_read_from_the_short_side_of_outlines_even_when_tiles_run_t
     square = order_upright(rotated(np.array([[0, 0], [12, 0], [12, 11], [0, 11]], np.float32), degrees))
     assert _outline_heights(square[None])[0] == pytest.approx(12, rel=1e-3)
     assert _outline_heights(np.zeros((0, 4, 2), np.float32)).shape == (0,)
+
+
+def box(x0, y0, x1, y1):
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def test_a_closer_look_parts_run_together_outlines_and_adds_nothing_elsewhere():
+    from vision.model import Outlines, _outlined_closer
+
+    def outlines(*quads):
+        return Outlines(np.stack(quads), np.linspace(0.6, 0.9, len(quads)).astype(np.float32),
+                        np.zeros((4, 4), np.float32), 0.25)
+
+    # first look: two tiles run together (loose enough to reach over the next tile's centre), that next
+    # tile, and a tile the closer look does not find
+    first = outlines(box(0, 0, 78, 40), box(58, 0, 90, 40), box(200, 0, 230, 40))
+    # closer look: the two parted, the next tile (its centre at x=74, inside both first outlines), and
+    # a find away from everything the first look found (printed digits)
+    closer = outlines(box(1, 1, 29, 39), box(31, 1, 59, 39), box(61, 1, 87, 39), box(400, 0, 430, 40))
+    got = _outlined_closer(first, closer)
+    assert sorted(q[:, 0].min() for q in got.quads) == [1, 31, 61, 200]  # the tile at 200 kept as first seen
+    assert got.face is closer.face and got.scale == closer.scale
+    # a closer look that finds nothing where the first look did leaves the first look as it was
+    assert _outlined_closer(first, outlines(box(400, 0, 430, 40))) is first
+    assert _outlined_closer(first, Outlines(np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32),
+                                            first.face, 0.5)) is first

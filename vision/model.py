@@ -492,19 +492,31 @@ def _outlined_closer(first: Outlines, closer: Outlines) -> Outlines:
     first look found are taken: what the closer look finds elsewhere is
     mostly printed digits on paper, which enlarged begin to look like tiles.
     """
-    centres = closer.quads.mean(axis=1)
-    taken = np.zeros(len(centres), bool)
+    centres, first_centres = closer.quads.mean(axis=1), first.quads.mean(axis=1)
+    reach = np.linalg.norm(first.quads - first_centres[:, None], axis=2).max(axis=1)
+    farthest = reach.max(initial=0.0)
+    owner = np.full(len(centres), -1)  # the first-look outline each closer outline replaces part of
+    for k, c in enumerate(centres):
+        # a loose outline may reach over its neighbour's centre: the nearest that holds it owns it
+        distance = np.linalg.norm(first_centres - c, axis=1)
+        for i in np.argsort(distance):
+            if distance[i] > farthest:
+                break
+            if distance[i] > reach[i]:
+                continue
+            if _holds(first.quads[i], c):
+                owner[k] = i
+                break
     quads, scores = [], []
-    for quad, score in zip(first.quads, first.scores):
-        inside = [k for k, c in enumerate(centres) if not taken[k] and _holds(quad, c)]
-        if inside:
-            taken[inside] = True
+    for i, (quad, score) in enumerate(zip(first.quads, first.scores)):
+        inside = np.flatnonzero(owner == i)
+        if len(inside):
             quads.extend(closer.quads[inside])
             scores.extend(closer.scores[inside])
         else:
             quads.append(quad)
             scores.append(score)
-    if not taken.any():
+    if (owner < 0).all():
         return first
     return Outlines(np.array(quads, dtype=np.float32).reshape(-1, 4, 2), np.array(scores, dtype=np.float32),
                     closer.face, closer.scale)
