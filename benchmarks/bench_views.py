@@ -10,7 +10,10 @@ it, and read again:
 - ``seat85`` / ``seat75`` / ``seat60``: foreshortened to that share of the
   table's depth (a camera about 58, 49 and 37 degrees above the table);
 - ``slant15`` / ``slant25``: a perspective whose far edge is 30 % / 50 %
-  narrower than the near one.
+  narrower than the near one;
+- ``far60`` / ``far45``: the camera farther away, the scene shrunk to 60 % /
+  45 % of its size in a frame of the same size (tiles about 20-40 px tall at
+  45 %).
 
 The corners a warp uncovers are filled with the table's own colour (the
 photo's median away from any tile), so no edge is mistaken for a rack.
@@ -75,8 +78,17 @@ def slant(share: float):
     return view
 
 
+def farther(share: float):
+    def view(image, quads):
+        h, w = image.shape[:2]
+        m = np.array([[share, 0, w * (1 - share) / 2], [0, share, h * (1 - share) / 2], [0, 0, 1]])
+        return _warp(image, quads, m, (w, h))
+    return view
+
+
 VIEWS = {"as_taken": None, "turned20": turned(20), "turned-30": turned(-30), "seat85": seat(0.85),
-         "seat75": seat(0.75), "seat60": seat(0.6), "slant15": slant(0.15), "slant25": slant(0.25)}
+         "seat75": seat(0.75), "seat60": seat(0.6), "slant15": slant(0.15), "slant25": slant(0.25),
+         "far60": farther(0.6), "far45": farther(0.45)}
 
 
 def main(argv=None) -> int:
