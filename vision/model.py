@@ -144,7 +144,9 @@ class TileModel:
         its tiles tiny (or shows none), it is looked at again closer up: a big
         photo at up to its own size, a small one enlarged up to ENLARGE times
         (tiles about 20 px tall in a 1000x750 photo come out too small for the
-        detector at ``base_side``).
+        detector at ``base_side``).  Tiles a little bigger than that (below
+        RUN_TOGETHER) are found but outlined loosely, touching ones as one:
+        the places found are outlined again from a closer look.
         """
         look = self._look(image)
         return look.quads, look.scores
