@@ -496,19 +496,14 @@ def _outlined_closer(first: Outlines, closer: Outlines) -> Outlines:
     """
     centres, first_centres = closer.quads.mean(axis=1), first.quads.mean(axis=1)
     reach = np.linalg.norm(first.quads - first_centres[:, None], axis=2).max(axis=1)
-    farthest = reach.max(initial=0.0)
     owner = np.full(len(centres), -1)  # the first-look outline each closer outline replaces part of
     for k, c in enumerate(centres):
         # a loose outline may reach over its neighbour's centre: the nearest that holds it owns it
         distance = np.linalg.norm(first_centres - c, axis=1)
-        for i in np.argsort(distance):
-            if distance[i] > farthest:
-                break
-            if distance[i] > reach[i]:
-                continue
-            if _holds(first.quads[i], c):
-                owner[k] = i
-                break
+        near = np.flatnonzero(distance <= reach)
+        owner[k] = next((i for i in near[np.argsort(distance[near])] if _holds(first.quads[i], c)), -1)
+    if (owner < 0).all():
+        return first
     quads, scores = [], []
     for i, (quad, score) in enumerate(zip(first.quads, first.scores)):
         inside = np.flatnonzero(owner == i)
@@ -518,8 +513,6 @@ def _outlined_closer(first: Outlines, closer: Outlines) -> Outlines:
         else:
             quads.append(quad)
             scores.append(score)
-    if (owner < 0).all():
-        return first
     return Outlines(np.array(quads, dtype=np.float32).reshape(-1, 4, 2), np.array(scores, dtype=np.float32),
                     closer.face, closer.scale)
 
