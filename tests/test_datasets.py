@@ -13,12 +13,14 @@ from vision.datasets import class_name_to_index, load_folder, read_class_names, 
 @pytest.mark.parametrize("name, code", [
     ("red_5", "R5"), ("black_10", "K10"), ("Blue-13", "B13"), ("orange_1", "O1"),
     ("yellow_7", "O7"), ("joker", "J"), ("Joker_red", "J"), ("R12", "R12"), ("k3", "K3"),
+    ("1_black", "K1"), ("10 Red", "R10"), ("13-blue", "B13"), ("k_5", "K5"), ("teal_4", "B4"), ("gold_9", "O9"),
+    ("black_05", "K5"), ("j1", "J"), ("J 2", "J"),
 ])
 def test_class_names_map_to_tiles(name, code):
     assert class_name_to_index(name) == Tile.parse(code).index
 
 
-@pytest.mark.parametrize("name", ["hand", "red_14", "tile", "purple_3"])
+@pytest.mark.parametrize("name", ["hand", "red_14", "tile", "purple_3", "jack", "j3", "10"])
 def test_other_class_names_are_not_tiles(name):
     assert class_name_to_index(name) is None
 
@@ -31,6 +33,21 @@ def make_folder(root: Path, names_yaml: str, labels: dict[str, str]) -> Path:
         cv2.imwrite(str(root / "images" / f"{stem}.jpg"), np.zeros((100, 200, 3), np.uint8))
         (root / "labels" / f"{stem}.txt").write_text(text)
     return root
+
+
+def test_a_folder_whose_class_names_hold_no_tile_is_refused_by_name(tmp_path):
+    root = make_folder(tmp_path / "club", "names: ['tile', 'hand', 'uno_7']\nnc: 3\n", {"a": "0 0.5 0.5 0.1 0.2\n"})
+    with pytest.raises(ValueError, match=r"none of its class names is a tile \(tile, hand, uno_7\)"):
+        load_folder(root)
+
+
+def test_class_names_like_tiles_but_not_tiles_are_named_and_their_labels_left_out(tmp_path, caplog):
+    root = make_folder(tmp_path / "club", "names: ['5_red', 'red_14', 'hand']\nnc: 3\n",
+                       {"a": "0 0.5 0.5 0.1 0.2\n1 0.2 0.2 0.1 0.2\n2 0.8 0.8 0.1 0.1\n"})
+    with caplog.at_level("WARNING"):
+        (item,) = load_folder(root)
+    assert item.class_ids.tolist() == [Tile.parse("R5").index]
+    assert "red_14" in caplog.text and "hand" not in caplog.text
 
 
 def test_box_and_polygon_labels_become_pixel_quads(tmp_path):

@@ -32,25 +32,51 @@ from vision.images import ImageError, load_image, load_image_size
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
-_COLOR_WORDS = {"black": "K", "blue": "B", "orange": "O", "yellow": "O", "red": "R"}
+_COLOR_WORDS = {"black": "K", "blue": "B", "teal": "B", "orange": "O", "yellow": "O", "gold": "O", "red": "R"}
+_JOKER = re.compile(r"joker|jolly|j[ _\-]?[12]?")  # "red_joker", "Joker", "j1", "J 2"
+_WORD_NUMBER = re.compile(r"([a-z]+)[ _\-]?(\d{1,2})|(\d{1,2})[ _\-]?([a-z]+)")  # red_5, Blue-10, 5_red, 10 Black
+_TILE_LIKE = re.compile(r"\d|" + "|".join(_COLOR_WORDS) + "|joker")
 
 
 def class_name_to_index(name: str) -> int | None:
     """Map a dataset's class name to a tile index, or None for non-tile classes.
 
-    Accepts tile codes (``R5``, ``J``) and word names (``red_5``, ``joker``,
-    ``Blue-10``).
+    Accepts tile codes (``R5``, ``k_3``, ``J``) and colour words with the
+    number either side (``red_5``, ``Blue-10``, ``5_red``, ``10 Black``;
+    yellow and gold for orange, teal for blue) and jokers (``joker``,
+    ``joker_red``, ``j1``).
     """
     text = name.strip().lower()
-    if "joker" in text:
+    if "joker" in text or _JOKER.fullmatch(text):
         return JOKER_INDEX
-    m = re.fullmatch(r"([a-z]+)[ _\-]?(\d{1,2})", text)
-    if m and m[1] in _COLOR_WORDS:
-        text = _COLOR_WORDS[m[1]] + m[2]
+    m = _WORD_NUMBER.fullmatch(text)
+    if m:
+        word, number = (m[1], m[2]) if m[1] else (m[4], m[3])
+        colour = _COLOR_WORDS.get(word, word if len(word) == 1 else None)
+        text = f"{colour}{number}" if colour else text
     try:
         return Tile.parse(text).index
     except NotationError:
         return None
+
+
+def tile_classes(names: list[str], source: Path) -> list[int | None]:
+    """Each class name's tile index (:func:`class_name_to_index`), refusing names that hold no tile.
+
+    ValueError when no class is a tile: every label would be left out and
+    the folder would read as photos without tiles.  A name that looks like a
+    tile but is none (``red_14``, ``purple_3``) is named in a warning, its
+    labels left out; others (``hand``, ``tile_back``) are left out quietly.
+    """
+    index_of = [class_name_to_index(n) for n in names]
+    if names and all(i is None for i in index_of):
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        raise ValueError(f"{source}: none of its class names is a tile ({shown}); name tiles as codes "
+                         "(R5, K13, J) or colour and number (red_5, black_13, joker)")
+    odd = [n for n, i in zip(names, index_of) if i is None and _TILE_LIKE.search(n.lower())]
+    if odd:
+        log.warning("%s: class names not read as tiles, their labels left out: %s", source, ", ".join(odd))
+    return index_of
 
 
 def read_class_names(folder: Path) -> list[str]:
@@ -168,7 +194,7 @@ def load_folder(root: str | Path, sets: str | Path | None = None) -> list[Labell
     if not splits:
         raise ValueError(f"{root}: no images/ and labels/ folders")
     names = read_class_names(root if (root / "data.yaml").exists() else splits[0])
-    index_of = [class_name_to_index(n) for n in names]
+    index_of = tile_classes(names, root)
     ordered = (root / "data.yaml").exists() and "reading-order" in (root / "data.yaml").read_text()
     items: list[LabelledImage] = []
     for split in splits:
