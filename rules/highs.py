@@ -196,3 +196,38 @@ class Program:
         others = np.setdiff1d(np.arange(n), laid).astype(np.int32)
         idx = np.concatenate([others, np.arange(start, start + len(extra), dtype=np.int32)])
         h.addRow(1.0, np.inf, len(idx), idx, np.ones(len(idx)))
+
+
+def assignment(gain: np.ndarray) -> list[tuple[int, int]]:
+    """The (row, column) pairs of ``gain`` that add up to most, each row and column in one pair at most.
+
+    Pairs of negative gain are left out: leaving a row or a column unpaired
+    gains nothing.  An assignment's linear program has whole vertices, so
+    HiGHS's simplex optimum is the whole one.  It uses an instance of its own
+    per thread: an assignment never disturbs a solver program between runs.
+    """
+    gain = np.asarray(gain, dtype=float)
+    rows, cols = gain.shape
+    keep = np.flatnonzero(gain.ravel() > 0)  # a pair gaining nothing never helps
+    if not len(keep):
+        return []
+    h = getattr(_PER_THREAD, "assigner", None)
+    if h is None:
+        h = _PER_THREAD.assigner = _new_highs()
+    h.clearModel()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = len(keep), rows + cols
+    lp.col_cost_ = gain.ravel()[keep]
+    lp.col_lower_, lp.col_upper_ = np.zeros(len(keep)), np.ones(len(keep))
+    lp.row_lower_, lp.row_upper_ = np.zeros(rows + cols), np.ones(rows + cols)
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise  # each pair's column: its row's and its column's limit
+    lp.a_matrix_.start_ = np.arange(0, 2 * len(keep) + 1, 2, dtype=np.int32)
+    lp.a_matrix_.index_ = np.stack([keep // cols, rows + keep % cols], axis=1).ravel().astype(np.int32)
+    lp.a_matrix_.value_ = np.ones(2 * len(keep))
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"HiGHS found no optimal assignment ({h.modelStatusToString(h.getModelStatus())})")
+    chosen = keep[np.asarray(h.getSolution().col_value) > 0.5]
+    return sorted((int(k // cols), int(k % cols)) for k in chosen)

@@ -10,13 +10,14 @@ Three ways to say which tiles a photo shows:
 
 Found tiles are matched to the typed ones in reading order (a sequence
 alignment, so a missed or extra tile costs one tile, not the whole row).
-Rows typed in another order than they lie (a rack's bottom row first) are
-matched to the photo's rows by what the classifier reads there, and a photo
-whose placed tiles mostly show other colours than typed teaches nothing:
-a profile learned from a wrong list would misread the whole box.  Then
-crops of every placed tile, jittered and turned, and crops of what is *not* a
-tile (between two tiles, beside them) train the profile's face layer
-(:func:`vision.profile.fit_face_layer`).
+Rows or sets typed in another order than they lie (a rack's bottom row
+first, a table's sets as the player sees them) are matched one to one to the
+photo's rows, the reader's own sets and rack rows among them, by what the
+classifier reads there, and a photo whose placed tiles mostly show other
+colours than typed teaches nothing: a profile learned from a wrong list would
+misread the whole box.  Then crops of every placed tile, jittered and turned,
+and crops of what is *not* a tile (between two tiles, beside them) train the
+profile's face layer (:func:`vision.profile.fit_face_layer`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from itertools import permutations
 import cv2
 import numpy as np
 
+from rules.highs import assignment
 from rules.tiles import JOKER_INDEX, Color, NotationError, Tile, parse_table
 from vision.crops import order_upright, rotate_half_turn, turn_upright, warp_crop
 from vision.geometry import from_above, group_lines
@@ -39,9 +41,9 @@ LAYOUT_TEXT = " | ".join(" ".join(Tile.from_index(i).code for i in row) for row 
 AUGMENT = 16       # jittered copies of each placed tile (each also read turned half a turn)
 NEW_SHARE = 0.5    # share of a face's weight its crops from the new box take (the rest: the classifier's own)
 SKIP = -4.0        # alignment score of leaving a tile unplaced (a typed one not found, or a found one not typed)
-MOST_ROWS = 7      # rows typed apart are matched to the photo's rows in any order up to this many rows (7! orders)
 MOST_RUN_ON = 4    # tiles typed in one run are matched to the photo's rows in any order up to this many rows
 KNOWN_BOX = 0.8    # a box whose placed faces the shipped layer reads this share of right is one it knows
+ASKEW = 20.0       # degrees: an outline turned more than this from the rest of its row is not learned from
 OFF_COLOUR = 0.2   # a placed tile whose typed colour the classifier gives less than this shows another colour
 
 
@@ -171,7 +173,7 @@ def colour_reading(probs: np.ndarray) -> list[str]:
 
 
 def _colour_of(indices) -> np.ndarray:
-    indices = np.asarray(indices)
+    indices = np.asarray(indices, dtype=np.int64)
     return np.where(indices == JOKER_INDEX, 4, indices // 13)
 
 
@@ -179,52 +181,83 @@ def arrange(rows: list[list[int]], groups: list[list[int]], probs: np.ndarray, e
             ) -> tuple[list[tuple[list[int], list[int]]], list[int], float]:
     """(found tiles and the typed tiles to match them to, the photo's rows in the order used, fit).
 
-    A group typed per row is matched row by row; otherwise the rows are read
-    one after another and matched to all typed tiles at once.  Players type
-    a rack's rows in any order (the one nearest them first), so every order of
-    up to :data:`MOST_ROWS` rows (:data:`MOST_RUN_ON` read one after another)
-    is weighed by how well the tiles read there match the typed ones; the
-    order the photo shows (top to bottom) wins ties.  With ``either_way``
-    (sets found on a table, each in the order its tiles face) a set may also
-    be read from its other end.
+    Players type a rack's rows, or a table's sets, in any order (the row
+    nearest them first), and type some tiles the reader misses or leave out
+    loose tiles it finds.  So the typed groups are matched one to one to the
+    photo's rows by what the classifier reads there, whatever their number
+    and order (:func:`rules.highs.assignment`), a row only to a group whose
+    colours most of its tiles show: a row no group takes is found but not
+    typed, a group no row takes was not found.  Tiles typed in
+    one run, or groups that cut the photo's rows otherwise, are matched to
+    the rows read one after another, in any order of up to
+    :data:`MOST_RUN_ON` rows.  A matching of every group to a row of its own
+    is kept as it is; otherwise the better fit wins.  Of equal fits, the order
+    the photo shows (top to bottom).  With ``either_way`` (sets found on a
+    table, each in the order its tiles face) a set may also be read from its
+    other end.
     """
-    def fits(row: list[int]) -> np.ndarray:  # how well the row matches each typed group
-        return np.array([_alignment(match_scores(probs[row], group))[1] for group in groups])
+    def fits(row: list[int]) -> np.ndarray:  # per typed group: how well the row matches it, and whether
+        return np.array([_fit(probs[row], group) for group in groups])  # most of its tiles show the colours
 
-    n = len(rows)
-    straight = tuple(range(n))
-    typed = [i for g in groups for i in g]
-    by_row = len(groups) == n and n > 1
-    if either_way or by_row:
-        rows, table = list(rows), [fits(row) for row in rows]
+    rows, table = list(rows), [fits(row) for row in rows]
     if either_way:
-        for k in range(n):
+        for k in range(len(rows)):
             back = fits(rows[k][::-1])
-            if back.max() > table[k].max():  # of equal fits, the order the tiles face
+            if back[:, 0].max() > table[k][:, 0].max():  # of equal fits, the order the tiles face
                 rows[k], table[k] = rows[k][::-1], back
-    if by_row:
-        fit = np.array(table).T  # [typed group, photo row]
-        score = lambda order: float(fit[np.arange(n), order].sum())  # noqa: E731
-    else:
-        score = lambda order: _alignment(match_scores(probs[[i for k in order for i in rows[k]]], typed))[1]  # noqa: E731
-    orders = permutations(straight) if n <= (MOST_ROWS if by_row else MOST_RUN_ON) else [straight]
+    run_on = _run_on(rows, [i for g in groups for i in g], probs)
+    if len(groups) == 1:
+        return run_on
+    fit, alike = np.array(table).transpose(2, 1, 0)  # [typed group, photo row]
+    size = np.array([len(g) for g in groups])[:, None], np.array([len(r) for r in rows])[None, :]
+    apart = SKIP * (size[0] + size[1])  # both left unmatched
+    in_order = -1e-6 * np.abs(np.arange(len(groups))[:, None] - np.arange(len(rows))[None, :])
+    pairs = assignment(np.where(alike > 0, fit - apart + in_order, 0.0))  # never a row of other colours
+    taken = {g: r for g, r in pairs}
+    left = [r for r in range(len(rows)) if r not in taken.values()]
+    unmatched = sum(len(g) for k, g in enumerate(groups) if k not in taken) + sum(len(rows[r]) for r in left)
+    score = float(sum(fit[g, r] for g, r in pairs)) + SKIP * unmatched
+    if len(pairs) < max(len(groups), len(rows)) and round(run_on[2], 6) > round(score, 6):
+        return run_on
+    jobs = [(rows[taken[g]] if g in taken else [], group) for g, group in enumerate(groups)]
+    return jobs + [(rows[r], []) for r in left], [taken[g] for g in sorted(taken)], score
+
+
+def _run_on(rows: list[list[int]], typed: list[int], probs: np.ndarray
+            ) -> tuple[list[tuple[list[int], list[int]]], list[int], float]:
+    """:func:`arrange` for all typed tiles in one run, matched to the rows read one after another."""
+    def score(order):
+        return _fit(probs[[i for k in order for i in rows[k]]], typed)[0]
+
+    straight = tuple(range(len(rows)))
+    orders = permutations(straight) if len(rows) <= MOST_RUN_ON else [straight]
     order = max(orders, key=lambda o: (round(score(o), 6), o == straight))
-    if by_row:
-        return [(rows[r], group) for r, group in zip(order, groups)], list(order), score(order)
     return [([i for r in order for i in rows[r]], typed)], list(order), score(order)
+
+
+def _fit(probs: np.ndarray, typed: list[int]) -> tuple[float, bool]:
+    """(how well found tiles read as ``probs`` match ``typed`` in order, whether most matched ones
+    show the typed colour).  A pair whose tile shows another colour than typed counts as both
+    left out: a matching never gains by teaching one colour's tile as another's."""
+    scores = match_scores(probs, typed)
+    pairs, fit = _alignment(scores)
+    shown = colour_odds(probs)
+    off = [(a, b) for a, b in pairs if shown[a, _colour_of(typed[b])] < OFF_COLOUR]
+    fit -= sum(scores[a, b] - 2 * SKIP for a, b in off)
+    return fit, 0 < 2 * (len(pairs) - len(off)) >= len(pairs)
 
 
 def match_scores(probs: np.ndarray, typed: list[int]) -> np.ndarray:
     """How well each found tile fits each typed one: mostly its colour (read well even on a box
     never seen), partly its face; never so low that a typed order is overruled by a poor reading."""
-    typed = np.asarray(typed)
+    typed = np.asarray(typed, dtype=np.int64)
     return np.log(0.1 + colour_odds(probs)[:, _colour_of(typed)]) + 0.5 * np.log(0.1 + probs[:, typed])
 
 
 def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) -> Placement:
     """Match the tiles found in ``image`` to ``groups`` (typed in reading order)."""
     place = Placement(source, image)
-    quads, _scores = model.find_outlines(image)
+    quads, shown = _outlines_as_read(model, image, model.find_outlines(image)[0])
     typed = [i for g in groups for i in g]
     if not len(quads):
         place.problems.append(f"{source}: no tiles found, so none of the {len(typed)} typed tiles could be placed")
@@ -238,8 +271,10 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
     # sets typed as they lie on the table, at any angle: the sets the reader finds, in its reading order
     sets = group_lines(from_above(quads))
     ways.append((sets, arrange(sets, groups, probs, either_way=True)))
+    if shown:  # the sets and rack rows as `read` lists them: what a player may have copied
+        ways.append((shown, arrange(shown, groups, probs, either_way=True)))
     # the best fit; of equal ones, one that takes the rows or sets in the order the photo shows them
-    rows, (jobs, order, _fit) = max(ways, key=lambda w: (round(w[1][2], 6), w[1][1] == sorted(w[1][1])))
+    rows, (jobs, order, _score) = max(ways, key=lambda w: (round(w[1][2], 6), w[1][1] == sorted(w[1][1])))
     if len(quads) != len(typed):
         place.problems.append(f"{source}: typed {len(typed)} tiles but found {len(quads)} in the photo "
                               f"({len(rows)} row{'s' * (len(rows) != 1)}); matching them in reading order")
@@ -248,12 +283,18 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
                               f"shows them (top to bottom); matched as typed to its rows or sets number "
                               + ", ".join(str(r + 1) for r in order))
     colour_seen, seen_as = [], []  # per placed tile: how likely the typed colour is there, the tile read there
+    crooked = []  # placed, but outlined askew of their row: not learned
     for found, wanted in jobs:
         pairs = align(match_scores(probs[found], wanted))
         matched_found = {a for a, _ in pairs}
         matched_typed = {b for _, b in pairs}
         odds, read_as = colour_odds(probs[found]), colour_reading(probs[found])
+        askew = _askew(quads[found])
         for a, b in pairs:
+            if askew[a]:
+                place.others.append(quads[found[a]])
+                crooked.append(Tile.from_index(int(wanted[b])).code)
+                continue
             place.indices.append(int(wanted[b]))
             place.quads.append(quads[found[a]])
             colour_seen.append(float(odds[a, _colour_of(wanted[b])]))
@@ -270,6 +311,10 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
             more = f" and {len(described) - 5} more" if len(described) > 5 else ""
             place.problems.append(f"{source}: {len(extra)} tile{'s' * (len(extra) != 1)} found but not typed, "
                                   f"left out: {', '.join(described[:5])}{more}")
+    if crooked:
+        place.problems.append(f"{source}: {len(crooked)} placed tile{'s' * (len(crooked) != 1)} outlined askew of "
+                              f"{'their' if len(crooked) > 1 else 'its'} row (a crooked tile, or two tiles outlined "
+                              f"as one) not learned from: {' '.join(crooked)}")
     off = [k for k, seen in enumerate(colour_seen) if seen < OFF_COLOUR]
     if off and 2 * len(off) > len(colour_seen):
         place.problems.append(f"{source}: {len(off)} of the {len(colour_seen)} tiles placed show another colour "
@@ -283,6 +328,51 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
             f"{place.quads[k].mean(axis=0)[1]:.0f}) read as {seen_as[k]}" for k in off[:5])
             + (f" and {len(off) - 5} more" if len(off) > 5 else ""))
     return place
+
+
+def _askew(quads: np.ndarray) -> np.ndarray:
+    """Which outlines of a row stand more than :data:`ASKEW` degrees off the way most of its tiles
+    stand (a row of three or more): their crops show a crooked tile, or two tiles outlined as one."""
+    if len(quads) < 3:
+        return np.zeros(len(quads), bool)
+    ups = np.array([_up(q) for q in quads])
+    main = ups.sum(axis=0)
+    turn = np.arctan2(ups @ np.array([-main[1], main[0]]), ups @ main)  # each tile's turn from the row's way
+    return np.abs(turn - np.median(turn)) > np.deg2rad(ASKEW)
+
+
+def _outlines_as_read(model, image: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
+    """(the tile outlines to place typed tiles on, the reader's table sets and rack rows as indices
+    into them).
+
+    The reader outlines tiles its own way (a closer look at small tiles, a
+    table seen from above, tiles recovered beside others) and tells rack rows
+    by the rack: each tile it shows replaces the outline ``found`` nearest its
+    centre (within half a tile), so the profile learns the crops the reader
+    will read, and one it found beyond them is added.  Outlines the reader
+    does not show (a joker of a design it reads as no tile) stay to be placed."""
+    from rules.options import find_variant
+    from vision.reader import ReaderOptions, TableReader
+
+    reading = TableReader(model, ReaderOptions(rules=find_variant("sabra"))).read(image)
+    shown = reading.detections.quads
+    quads = [np.asarray(q, np.float32) for q in found]
+    if not len(shown):
+        return np.array(quads, np.float32).reshape(-1, 4, 2), []
+    centres = np.asarray(found).reshape(-1, 4, 2).mean(axis=1)
+    reach = 0.5 * float(np.median(np.linalg.norm(shown[:, 0] - shown[:, 3], axis=1)))
+    where, taken = [], set()
+    for quad in shown:
+        far = np.linalg.norm(centres - quad.mean(axis=0), axis=1)
+        k = int(far.argmin()) if len(far) else -1
+        if k < 0 or far[k] > reach or k in taken:
+            k = len(quads)
+            quads.append(None)
+        quads[k] = np.asarray(quad, np.float32)
+        taken.add(k)
+        where.append(k)
+    rows = [[where[t] for t in group.indices] for group in reading.sets]
+    return np.array(quads, np.float32), [row for row in rows if row]
 
 
 def place_labelled(items, source: str) -> list[Placement]:
