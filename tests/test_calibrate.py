@@ -12,8 +12,9 @@ import pytest
 
 from models.render.calibration import layout_photo, rows_photo
 from rules.highs import assignment
-from rules.tiles import parse_tiles
+from rules.tiles import Tile, parse_tiles
 from vision.calibration import LAYOUT, align, arrange, parse_typed, place_typed, CalibrationError
+from vision.calibration import calibrate as calibrate_profile
 from vision.model import TileModel
 from vision.profile import ProfileError, TileProfile
 
@@ -388,10 +389,26 @@ def test_sixes_and_nines_are_learned_only_for_a_box_the_reader_reads_badly(model
         return out[:, ::-1].copy()
 
     monkeypatch.setattr(calibration, "crop_features", misread)
-    assert calibration._read_right(*_shipped_view(model, place, calibration)) < calibration.KNOWN_BOX
+    right, faces = calibration._faces_read_right(*_shipped_view(model, place, calibration))
+    assert len(right) < calibration.KNOWN_BOX * faces
     profile, reports = calibration.calibrate(model, [place])
     assert profile.info["learned_alone"] == ["O9"] and profile.info["not_learned"] == []
     assert {"O9", "B6", "B9"} <= {r.code for r in reports}
+
+
+def test_a_box_the_reader_reads_learns_only_the_faces_it_misreads(model):
+    """Ten faces read right keep the shipped reading, and so does every face not shown: a profile
+    must not make a box the reader already reads worse. The R5 typed as R6 is the one face learned."""
+    drawn = rows_drawing("K2 K3 K4 K5 | R5 R7 R8 R9 | B10 B11 B12")
+    place = place_typed(model, drawn.image, parse_typed("K2 K3 K4 K5 | R6 R7 R8 R9 | B10 B11 B12"), "rack")
+    assert len(place.indices) == 11
+    profile, reports = calibrate_profile(model, [place])
+    assert profile.info["read_already"] == ["K2", "K3", "K4", "K5", "B10", "B11", "B12", "R7", "R8", "R9"]
+    w0, b0 = model.face_layer()
+    changed = sorted(Tile.from_index(int(i)).code for i in np.flatnonzero(np.any(profile.weight != w0, axis=1)))
+    assert changed == ["R6"] and np.flatnonzero(profile.bias != b0).tolist() == [Tile.parse("R6").index]
+    (r6,) = [r for r in reports if r.code == "R6"]
+    assert r6.read_before == "R5" and r6.after > r6.before
 
 
 def _shipped_view(model, place, calibration):
@@ -426,7 +443,11 @@ def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path, monkeypatc
 
     try:
         assert b"&#39;Q3&#39; is not a tile" in post("R1 R2 Q3") and not saved.exists()
-        assert b"Learned from 1 photo: 8 of 8 tiles placed" in post("R1 R2 R3 R4 | B7 B8 B9 J")
+        page = post("R1 R2 R3 R4 | B7 B8 B9 J")
+        assert b"Learned from 1 photo: 8 of 8 tiles placed" in page
+        kept = model.profile.info["read_already"]  # read right as shipped: the page says they are kept
+        taught = len(model.profile.info["tiles"])
+        assert kept and f"so kept as they are: {len(kept)} of {taught} tiles ({' '.join(kept)})".encode() in page
         assert saved.exists() and model.profile is not None and default_profile() is model.profile
         assert b"Forget the taught tiles" in client.get("/teach").data
         # a second rack adds to the first: the profile is fitted on both

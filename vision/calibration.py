@@ -17,7 +17,9 @@ classifier reads there, and a photo whose placed tiles mostly show other
 colours than typed teaches nothing: a profile learned from a wrong list would
 misread the whole box.  Then crops of every placed tile, jittered and turned,
 and crops of what is *not* a tile (between two tiles, beside them) train the
-profile's face layer (:func:`vision.profile.fit_face_layer`).
+profile's face layer (:func:`vision.profile.fit_face_layer`).  A box the
+shipped layer already reads learns only the faces it misreads: the rest keep
+the shipped reading, so teaching cannot make such a box read worse.
 """
 
 from __future__ import annotations
@@ -495,7 +497,8 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     features = crop_features(model, crops)
     w0, b0 = model.face_layer()
     before = softmax(features[plain] @ w0.T + b0)  # the unjittered crops: the tiles as these photos show them
-    known = _read_right(labels[plain], before) >= KNOWN_BOX
+    right, faces = _faces_read_right(labels[plain], before)
+    known = faces > 0 and len(right) >= KNOWN_BOX * faces
     kept_as_shipped = _uneven_turned(labels) if known else []
     if kept_as_shipped:  # a box the shipped layer reads: its uneven 6s and 9s would lose more than they gain
         keep = ~np.isin(labels, kept_as_shipped)
@@ -510,8 +513,13 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     else:  # the new box and crops of every kind the classifier trained on
         weight, bias = fit_face_layer(np.concatenate([features, bank[0]]), np.concatenate([labels, bank[1]]),
                                       w0, b0, pull=pull, sample_weights=_even_prior(labels, bank[1], w0.shape[0]))
-    after = softmax(features[plain] @ weight.T + bias)
     truth = labels[plain]
+    if known:  # only what the shipped layer misreads here is learned; every other face reads as shipped
+        right, _ = _faces_read_right(truth, before)  # of the faces left after the uneven 6s and 9s
+        keep = np.ones(len(bias), bool)
+        keep[sorted({int(t) for t in truth} - set(right))] = False
+        weight, bias = np.where(keep[:, None], w0, weight), np.where(keep, b0, bias)
+    after = softmax(features[plain] @ weight.T + bias)
     reports = []
     for index in sorted(set(int(t) for t in truth)):
         rows = truth == index
@@ -521,6 +529,7 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     info = {
         "sources": [p.source for p in places],
         "not_learned": _codes(kept_as_shipped),
+        "read_already": _codes(right) if known else [],
         "learned_alone": [] if known else _codes(_lone_turned(labels)),
         "tiles_placed": placed,
         "crops": int(len(labels)),
@@ -562,12 +571,12 @@ def _lone_turned(labels: np.ndarray) -> list[int]:
     return [index for a, b in _turned_pairs(labels) if not (a[1] and b[1]) for index, n in (a, b) if n]
 
 
-def _read_right(truth: np.ndarray, shipped: np.ndarray) -> float:
-    """Share of the placed faces the shipped layer reads right (``shipped``: its probabilities for
-    the unjittered crops of faces ``truth``; a face is read right when most of its crops are)."""
+def _faces_read_right(truth: np.ndarray, shipped: np.ndarray) -> tuple[list[int], int]:
+    """(the placed faces the shipped layer reads right, how many faces were placed); ``shipped``:
+    its probabilities for the unjittered crops of faces ``truth``; a face is read right when most
+    of its crops are."""
     faces = sorted({int(t) for t in truth if int(t) <= JOKER_INDEX})
-    right = [_most_read(shipped[truth == index]) == Tile.from_index(index).code for index in faces]
-    return float(np.mean(right)) if right else 0.0
+    return [f for f in faces if _most_read(shipped[truth == f]) == Tile.from_index(f).code], len(faces)
 
 
 def _codes(indices: list[int]) -> list[str]:
@@ -643,5 +652,6 @@ def teach_from_frames(model, lessons: list[Lesson], profile_path) -> dict:
         "tiles": [r.__dict__ for r in reports],
         "right_before": sum(r.read_before == r.code for r in reports),
         "right_after": sum(r.read_after == r.code for r in reports),
+        "read_already": profile.info["read_already"],
         "profile": str(profile_path),
     }
