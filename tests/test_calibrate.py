@@ -227,15 +227,18 @@ def test_rows_typed_in_another_order_are_placed_where_they_lie(model, typed):
     assert reordered == typed.startswith("B7")
 
 
-def test_sets_typed_as_they_lie_on_a_table_at_any_angle_are_placed(model):
-    """Sets at 90, 180 and 270 degrees, typed as a player reads them (sample_images/turned_table.jpg)."""
+@pytest.mark.parametrize("typed", ["K1 K2 K3 K4 | O4 O5 O6 O7 | R11 R12 R13 | B8 K8 R8",
+                                   "K1 K2 K3 K4 O4 O5 O6 O7 R11 R12 R13 B8 K8 R8"])  # or in one run
+def test_sets_typed_as_they_lie_on_a_table_at_any_angle_are_placed(model, typed):
+    """Sets at 90, 180 and 270 degrees, typed as a player reads them (sample_images/turned_table.jpg);
+    each tile stands square in its own set, so none is left out of learning as askew."""
     from vision.images import load_image
     from vision.reader import ReaderOptions, TableReader
     from rules.options import find_variant
 
     image = load_image(Path(__file__).resolve().parents[1] / "sample_images" / "turned_table.jpg")
-    place = place_typed(model, image, parse_typed("K1 K2 K3 K4 | O4 O5 O6 O7 | R11 R12 R13 | B8 K8 R8"), "table")
-    assert len(place.indices) == 14 and not any("colour" in p for p in place.problems)
+    place = place_typed(model, image, parse_typed(typed), "table")
+    assert len(place.indices) == 14 and not place.problems
     reading = TableReader(model, ReaderOptions(rules=find_variant("sabra"))).read(image)
     d = reading.detections
     for index, quad in zip(place.indices, place.quads):

@@ -286,14 +286,16 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
                               + ", ".join(str(r + 1) for r in order))
     colour_seen, seen_as = [], []  # per placed tile: how likely the typed colour is there, the tile read there
     crooked = []  # placed, but outlined askew of their row: not learned
+    askew = np.zeros(len(quads), bool)
+    for row in rows:  # judged in the row a tile lies in, whatever the tiles were typed with
+        askew[row] = _askew(quads[row])
     for found, wanted in jobs:
         pairs = align(match_scores(probs[found], wanted))
         matched_found = {a for a, _ in pairs}
         matched_typed = {b for _, b in pairs}
         odds, read_as = colour_odds(probs[found]), colour_reading(probs[found])
-        askew = _askew(quads[found])
         for a, b in pairs:
-            if askew[a]:
+            if askew[found[a]]:
                 place.others.append(quads[found[a]])
                 crooked.append(Tile.from_index(int(wanted[b])).code)
                 continue
