@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if profile.info.get("read_already"):
         learned = len(reports) - len(profile.info["read_already"])
         print(f"the reader already reads this box: {len(profile.info['read_already'])} of the {len(reports)} faces "
-              f"placed were read right and surely before learning and keep the shipped reading, as does every face "
+              f"placed were read right before learning and keep the shipped reading, as does every face "
               f"not placed; {learned} face{'s' * (learned != 1)} learned" + (": nothing changes" if not learned else ""))
     if not args.quiet:
         print(f"{'tile':<5} {'crops':>5} {'before':>7} {'after':>7}  read before -> after")
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     right_before = sum(r.read_before == r.code for r in reports)
     right_after = sum(r.read_after == r.code for r in reports)
     mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
-    print(f"learned {len(reports)} tile faces from {sum(len(p.indices) for p in places)} placed tiles in "
+    print(f"taught {len(reports)} tile faces from {sum(len(p.indices) for p in places)} placed tiles in "
           f"{len(places)} photo{'s' * (len(places) != 1)}: right face read for {right_before} -> {right_after} of "
           f"{len(reports)}, mean confidence {mean([r.before for r in reports]):.2f} -> "
           f"{mean([r.after for r in reports]):.2f} (on these photos); wrote {args.out} in "

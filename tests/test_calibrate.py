@@ -168,10 +168,12 @@ def test_calibrate_from_a_rendered_layout_photo(tmp_path, model, layout):
     out = tmp_path / "box.npz"
     done = calibrate("--out", str(out), "--layout", str(path))
     assert done.returncode == 0, done.stderr
-    assert "learned 53 tile faces from 54 placed tiles in 1 photo" in done.stdout
+    assert "taught 53 tile faces from 54 placed tiles in 1 photo" in done.stdout
     assert "R13" in done.stdout and "before" in done.stdout  # the per-tile table
     profile = TileProfile.load(out)
     assert profile.classifier == model.classifier_id and len(profile.info["tiles"]) == 53
+    kept = profile.info["read_already"]  # a box the reader reads: only the faces it misread were learned
+    assert kept and f"the reader already reads this box: {len(kept)} of the 53 faces placed" in done.stdout
     assert np.mean([t["after"] for t in profile.info["tiles"]]) > np.mean([t["before"] for t in profile.info["tiles"]])
     # another photo of the same box, never calibrated on, read with the profile
     other = layout_photo(np.random.default_rng(6), UNSEEN)
@@ -188,7 +190,7 @@ def test_calibrate_from_a_typed_photo_and_read_with_the_profile(tmp_path):
     out = tmp_path / "typed.npz"
     done = calibrate("--out", str(out), "--photo", str(photo), "--tiles", "R1 R2 R3 R4 | B7 O7 K7 | J K13")
     assert done.returncode == 0, done.stderr
-    assert "learned 9 tile faces from 9 placed tiles" in done.stdout
+    assert "taught 9 tile faces from 9 placed tiles" in done.stdout
     assert "warning" not in done.stderr
     read = subprocess.run([EXE, "read", str(photo), "--profile", str(out)], capture_output=True, text=True,
                           timeout=300)
@@ -352,7 +354,7 @@ def test_labels_drawn_as_polygons_from_any_corner_are_learned_upright(tmp_path):
     (folder / "data.yaml").write_text(f"names:\n{names}\n")
     done = calibrate("--out", str(tmp_path / "p.npz"), "--labels", str(folder))
     assert done.returncode == 0, done.stderr
-    assert "learned 10 tile faces from 10 placed tiles" in done.stdout
+    assert "taught 10 tile faces from 10 placed tiles" in done.stdout
     right = int(done.stdout.split("right face read for ")[1].split(" ->")[0])
     assert right >= 8, done.stdout  # read as shipped before learning: the crops were upright
 
@@ -364,7 +366,7 @@ def test_sixes_and_nines_placed_unevenly_in_a_box_the_reader_reads_are_not_learn
     done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo), "--tiles", "O9 R5 K2 | B6 B9 R11")
     assert done.returncode == 0, done.stderr
     assert "not learned: O9:" in done.stderr and "a 6 and a 9 are one numeral turned" in done.stderr
-    assert "learned 5 tile faces from 6 placed tiles" in done.stdout  # B6 and B9 shown once each: learned
+    assert "taught 5 tile faces from 6 placed tiles" in done.stdout  # B6 and B9 shown once each: learned
     assert TileProfile.load(tmp_path / "p.npz").info["not_learned"] == ["O9"]
     photo = typed_photo(tmp_path, "O6 O9 O9 O9 R5 K2")  # shown, but unevenly: one is taught to be read for the other
     done = calibrate("--out", str(tmp_path / "p.npz"), "--photo", str(photo), "--tiles", "O6 O9 O9 O9 R5 K2")
