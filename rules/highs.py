@@ -214,6 +214,9 @@ def assignment(gain: np.ndarray) -> list[tuple[int, int]]:
     h = getattr(_PER_THREAD, "assigner", None)
     if h is None:
         h = _PER_THREAD.assigner = _new_highs()
+        # HiGHS runs every instance of a process on one scheduler, made by the first run with that run's
+        # threads: any other count fails every later run, the solver's (threads 1) among them
+        h.setOptionValue("threads", 1)
     h.clearModel()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = len(keep), rows + cols

@@ -460,3 +460,21 @@ def test_program_cuts_off_a_rejected_optimum():
         program.cut(x)
     assert sorted(seen) == [(0, 0, 1), (0, 1, 0), (1, 0, 0)]  # each single column once, then...
     assert program.run().sum() == 0  # ... only the empty solution is left
+
+
+def test_the_solver_still_solves_after_an_assignment_was_the_first_program_of_the_process():
+    """HiGHS makes one scheduler per process, with the thread count of its first run; calibrate's
+    assignment (rules.highs.assignment) runs first when a photo is taught before any move is solved."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from rules.highs import assignment\n"
+            "from rules.options import find_variant\n"
+            "from rules.solver import solve\n"
+            "from rules.tiles import parse_table, parse_tiles\n"
+            "assert assignment(np.array([[1.0, 2.0], [3.0, 1.0]])) == [(0, 1), (1, 0)]\n"
+            "move = solve(parse_table('B4 B5 B6'), parse_tiles('B3 B7'), options=find_variant('sabra'))\n"
+            "print(move.count)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split() == ["2"], done.stderr
