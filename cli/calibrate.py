@@ -99,11 +99,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: learned without the other of its colour: {' '.join(profile.info['learned_alone'])}: "
               "a 6 and a 9 are one numeral turned, so the other may now be read as it; add a photo that shows both",
               file=sys.stderr)
-    if profile.info.get("read_already"):
-        learned = len(reports) - len(profile.info["read_already"])
-        print(f"the reader already reads this box: {len(profile.info['read_already'])} of the {len(reports)} faces "
-              f"placed were read right before learning and keep the shipped reading, as does every face "
-              f"not placed; {learned} face{'s' * (learned != 1)} learned" + (": nothing changes" if not learned else ""))
+    kept = profile.info.get("read_already", [])
+    if kept:
+        learned = [r.code for r in reports if r.code not in kept]
+        print(f"the reader already reads this box: {len(kept)} face{'s' * (len(kept) != 1)} placed "
+              f"{'were' if len(kept) != 1 else 'was'} read right before learning and keep the shipped reading, as "
+              f"does every face not placed; " + (f"learned: {' '.join(learned)}" if learned else "nothing learned"))
     if not args.quiet:
         print(f"{'tile':<5} {'crops':>5} {'before':>7} {'after':>7}  read before -> after")
         for r in reports:

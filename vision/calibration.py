@@ -517,7 +517,6 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
                                       w0, b0, pull=pull, sample_weights=_even_prior(labels, bank[1], w0.shape[0]))
     truth = labels[plain]
     if known:  # only what the shipped layer misreads here is learned; every other face reads as shipped
-        right, _ = _faces_read_right(truth, before)  # of the faces left after the uneven 6s and 9s
         keep = np.ones(len(bias), bool)
         keep[sorted({int(t) for t in truth} - set(right))] = False
         weight, bias = np.where(keep[:, None], w0, weight), np.where(keep, b0, bias)
@@ -530,7 +529,7 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
                                   _most_read(before[rows]), _most_read(after[rows])))
     info = {
         "sources": [p.source for p in places],
-        "not_learned": _codes(kept_as_shipped),
+        "not_learned": _codes([f for f in kept_as_shipped if f not in right]),  # read otherwise, yet held back
         "read_already": _codes(right) if known else [],
         "learned_alone": [] if known else _codes(_lone_turned(labels)),
         "tiles_placed": placed,
