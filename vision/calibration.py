@@ -201,15 +201,15 @@ def arrange(rows: list[list[int]], groups: list[list[int]], probs: np.ndarray, e
     def fits(row: list[int]) -> np.ndarray:  # per typed group: how well the row matches it, and whether
         return np.array([_fit(probs[row], group) for group in groups])  # most of its tiles show the colours
 
-    rows, table = list(rows), [fits(row) for row in rows]
+    rows, typed = list(rows), [i for g in groups for i in g]
+    table = [fits(row) for row in rows] if either_way or len(groups) > 1 else []
     if either_way:
         for k in range(len(rows)):
             back = fits(rows[k][::-1])
             if back[:, 0].max() > table[k][:, 0].max():  # of equal fits, the order the tiles face
                 rows[k], table[k] = rows[k][::-1], back
-    run_on = _run_on(rows, [i for g in groups for i in g], probs)
     if len(groups) == 1:
-        return run_on
+        return _run_on(rows, typed, probs)
     fit, alike = np.array(table).transpose(2, 1, 0)  # [typed group, photo row]
     size = np.array([len(g) for g in groups])[:, None], np.array([len(r) for r in rows])[None, :]
     apart = SKIP * (size[0] + size[1])  # both left unmatched
@@ -219,8 +219,10 @@ def arrange(rows: list[list[int]], groups: list[list[int]], probs: np.ndarray, e
     left = [r for r in range(len(rows)) if r not in taken.values()]
     unmatched = sum(len(g) for k, g in enumerate(groups) if k not in taken) + sum(len(rows[r]) for r in left)
     score = float(sum(fit[g, r] for g, r in pairs)) + SKIP * unmatched
-    if len(pairs) < max(len(groups), len(rows)) and round(run_on[2], 6) > round(score, 6):
-        return run_on
+    if len(pairs) < max(len(groups), len(rows)):  # not every group and row paired: maybe they cut otherwise
+        run_on = _run_on(rows, typed, probs)
+        if round(run_on[2], 6) > round(score, 6):
+            return run_on
     jobs = [(rows[taken[g]] if g in taken else [], group) for g, group in enumerate(groups)]
     return jobs + [(rows[r], []) for r in left], [taken[g] for g in sorted(taken)], score
 
