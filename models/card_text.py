@@ -33,7 +33,7 @@ files in use are {files}:
    rotated rectangle, doubled, is the tile outline. Where neighbouring cores
    still touch, the region is cut at the dips of its core probability into one
    tile each. Big photos whose tiles come out tiny are looked at again closer
-   up, and the outlines of small tiles (under 44 px tall at 768) are drawn
+   up, and the outlines of small tiles (under 50 px tall at 768, as first outlined) are drawn
    again from a closer look.
 2. **Classifier** ({cls_mb:.1f} MB): each outline is
    straightened to a 32x48 crop (long side vertical, 8 % margin) and read into

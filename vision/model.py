@@ -28,7 +28,7 @@ MAX_SIDE = 2048  # largest side the detector is ever run at (time and memory)
 ENLARGE = 2.0  # a photo whose tiles are tiny is looked at again enlarged up to this much
 # tiles below this many px tall at the detector's scale run together where they touch and are
 # outlined loosely: the places found are outlined again from a look where tiles are CLOSER_TILE tall
-RUN_TOGETHER = 44
+RUN_TOGETHER = 50
 CLOSER_TILE = 64
 SURE = 0.9  # below this confidence a crop is read a second time, turned half a turn
 CLOSE_UP = 0.3  # a photo with no tile found is looked at again this small (share of the detector's side)
