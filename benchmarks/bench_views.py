@@ -1,4 +1,4 @@
-"""Sets read right when the same labelled photos are taken another way: turned, from a seat, slanted.
+"""Sets read right when the same labelled photos are taken another way: turned, slanted, farther, overexposed, shaken.
 
     python benchmarks/bench_views.py DIR [--sets DIR] [--holdout | --train-split] [--views a,b,...]
 
@@ -14,6 +14,10 @@ it, and read again:
 - ``far60`` / ``far45``: the camera farther away, the scene shrunk to 60 % /
   45 % of its size in a frame of the same size (tiles about 20-40 px tall at
   45 %).
+- ``bright13`` / ``bright15``: overexposed, every pixel times 1.3 plus 20 /
+  times 1.5 plus 30, clipped (a flash or a lamp over white tiles: faces that
+  touch merge into one white patch);
+- ``shake9``: the phone moved as it took the photo, a 9 px sideways blur.
 
 The corners a warp uncovers are filled with the table's own colour (the
 photo's median away from any tile), so no edge is mistaken for a rack.
@@ -78,6 +82,18 @@ def slant(share: float):
     return view
 
 
+def overexposed(gain: float, lift: float):
+    def view(image, quads):
+        return np.clip(image.astype(np.float32) * gain + lift, 0, 255).astype(np.uint8), quads
+    return view
+
+
+def shaken(pixels: int):
+    def view(image, quads):
+        return cv2.filter2D(image, -1, np.full((1, pixels), 1 / pixels, np.float32)), quads
+    return view
+
+
 def farther(share: float):
     def view(image, quads):
         h, w = image.shape[:2]
@@ -88,7 +104,8 @@ def farther(share: float):
 
 VIEWS = {"as_taken": None, "turned20": turned(20), "turned-30": turned(-30), "seat85": seat(0.85),
          "seat75": seat(0.75), "seat60": seat(0.6), "slant15": slant(0.15), "slant25": slant(0.25),
-         "far60": farther(0.6), "far45": farther(0.45)}
+         "far60": farther(0.6), "far45": farther(0.45), "bright13": overexposed(1.3, 20),
+         "bright15": overexposed(1.5, 30), "shake9": shaken(9)}
 
 
 def main(argv=None) -> int:
