@@ -18,6 +18,17 @@ from vision.datasets import LabelledImage
 REJECT = 53  # classifier class for "not a readable tile face"
 
 
+@dataclass(frozen=True)
+class Lighting:
+    """Harsher photos than the shipped recipe shows, as shares of the samples (0: never, so the
+    recipe's samples stay as they were): ``overexposed`` exposed 1.35-2.2 times, white faces
+    clipped (a dark table makes the camera do that); ``shaken`` blurred 5-11 px along one
+    direction (the phone moved)."""
+
+    overexposed: float = 0.0
+    shaken: float = 0.0
+
+
 @dataclass
 class Photo:
     image: np.ndarray  # BGR uint8
@@ -43,10 +54,13 @@ def load_photos(items: list[LabelledImage], max_side: int, real: bool) -> list[P
 
 # ---------------------------------------------------------------- photometric
 
-def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
+                  lighting: Lighting = Lighting()) -> np.ndarray:
     """Lighting and camera changes that keep tile colours recognisable (no big hue shifts)."""
     gains = 1 + rng.uniform(-0.12, 0.12, 3) * strength  # white balance
-    exposure = rng.uniform(0.6, 1.35)
+    # overexposed, the edges between touching white faces fade into one white strip
+    over = lighting.overexposed > 0 and rng.random() < lighting.overexposed
+    exposure = rng.uniform(1.35, 2.2) if over else rng.uniform(0.6, 1.35)
     contrast = rng.uniform(0.7, 1.3)
     # white balance, exposure and contrast are one affine map per channel: a lookup table
     slope = gains * exposure
@@ -67,6 +81,13 @@ def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float =
     if rng.random() < 0.2:
         k = int(rng.choice([3, 5]))
         img = cv2.GaussianBlur(img, (k, k), 0)
+    if lighting.shaken > 0 and rng.random() < lighting.shaken:  # the phone moved: a blur along one direction
+        length = int(rng.integers(5, 12))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2] = 1 / length
+        turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), float(rng.uniform(0, 180)), 1.0)
+        kernel = cv2.warpAffine(kernel, turn, (length, length))
+        img = cv2.filter2D(img, -1, kernel / max(float(kernel.sum()), 1e-6))
     if rng.random() < 0.3:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 90))])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -76,7 +97,7 @@ def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float =
 # ------------------------------------------------------------------ detector
 
 def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side: int,
-                    core_ratio: float, stride: int) -> tuple[np.ndarray, np.ndarray]:
+                    core_ratio: float, stride: int, lighting: Lighting = Lighting()) -> tuple[np.ndarray, np.ndarray]:
     """One augmented crop (size x size, BGR) and its targets (2, size/stride, size/stride)."""
     image, quads = photo.image, photo.quads
     h, w = image.shape[:2]
@@ -98,7 +119,7 @@ def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side
     m[:, 2] += size / 2 - focus
     crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
-    crop = jitter_colors(crop, rng)
+    crop = jitter_colors(crop, rng, lighting=lighting)
     # rasterise at full resolution and average down, so the target is not
     # dilated by the coarse grid (fillPoly at 1/stride would grow every core)
     full = np.zeros((2, size, size), dtype=np.uint8)
@@ -116,7 +137,7 @@ def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side
 # ---------------------------------------------------------------- classifier
 
 def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[int, int],
-                      margin: float, reject_rate: float) -> tuple[np.ndarray, int, int]:
+                      margin: float, reject_rate: float, lighting: Lighting = Lighting()) -> tuple[np.ndarray, int, int]:
     """One straightened crop with (class, upside_down); class REJECT for non-tiles.
 
     upside_down is -1 (unknown) for photos whose labels do not give the reading
@@ -151,7 +172,7 @@ def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[i
         crop = cv2.resize(crop, (w, h), interpolation=cv2.INTER_LINEAR)
     else:
         crop = warp_crop(photo.image, quad, (w, h), margin)
-    crop = jitter_colors(crop, rng, strength=0.8)
+    crop = jitter_colors(crop, rng, strength=0.8, lighting=lighting)
     return crop, label, flip if photo.ordered else -1
 
 

@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from models.data import (
-    REJECT, Photo, classifier_sample, detector_sample, load_photos, to_tensor_layout,
+    REJECT, Lighting, Photo, classifier_sample, detector_sample, load_photos, to_tensor_layout,
 )
 from models.nets import TileClassifier, TileSegmenter
 from models.onnx_import import import_network, onnx_model_dir
@@ -74,6 +74,9 @@ class Config:
     cls_steps: int = 2800
     cls_lr: float = 3e-3
     reject_rate: float = 0.15
+    # harsher photos (models.data.Lighting; 0: as the shipped networks were trained)
+    overexposed: float = 0.0
+    shaken: float = 0.0
     # run
     seed: int = 0
     threads: int = 2
@@ -231,11 +234,15 @@ def warm_start(name: str, model: torch.nn.Module, batch_fn, cfg: Config) -> None
     print(f"{name}: starting from {cfg.init_from} (ONNX weights, batch norms refitted on 4 batches)", flush=True)
 
 
+def _lighting(cfg: Config) -> Lighting:
+    return Lighting(cfg.overexposed, cfg.shaken)
+
+
 def train_detector(cfg: Config, real, synth) -> TileSegmenter:
     model = TileSegmenter().to(memory_format=FAST_LAYOUT)
     def batch(rng):
         samples = [detector_sample(pick(real, synth, cfg, rng), rng, cfg.det_size, cfg.base_side,
-                                   cfg.core_ratio, cfg.stride) for _ in range(cfg.det_batch)]
+                                   cfg.core_ratio, cfg.stride, _lighting(cfg)) for _ in range(cfg.det_batch)]
         x = torch.from_numpy(to_tensor_layout([s[0] for s in samples])).contiguous(memory_format=FAST_LAYOUT)
         y = torch.from_numpy(np.stack([s[1] for s in samples]).astype(np.float32))
         return x, y
@@ -256,7 +263,7 @@ def train_classifier(cfg: Config, real, synth) -> TileClassifier:
     model = TileClassifier(num_classes=REJECT + 1).to(memory_format=FAST_LAYOUT)
     def batch(rng):
         samples = [classifier_sample(pick(real, synth, cfg, rng), rng, (cfg.crop_w, cfg.crop_h),
-                                     cfg.crop_margin, cfg.reject_rate) for _ in range(cfg.cls_batch)]
+                                     cfg.crop_margin, cfg.reject_rate, _lighting(cfg)) for _ in range(cfg.cls_batch)]
         x = torch.from_numpy(to_tensor_layout([s[0] for s in samples])).contiguous(memory_format=FAST_LAYOUT)
         labels = torch.tensor([s[1] for s in samples])
         flips = torch.tensor([s[2] for s in samples])

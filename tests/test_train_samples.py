@@ -22,7 +22,7 @@ def _red_tile_photo() -> Photo:
 @pytest.mark.parametrize("seed", range(24))
 def test_detector_target_covers_the_tile_at_every_turn(monkeypatch, seed):
     # colours untouched, so the tile is exactly where the crop is red
-    monkeypatch.setattr(data, "jitter_colors", lambda image, rng, strength=1.0: image)
+    monkeypatch.setattr(data, "jitter_colors", lambda image, rng, strength=1.0, lighting=None: image)
     crop, target = detector_sample(_red_tile_photo(), np.random.default_rng(seed), 320, 768, 0.5, 4)
     assert crop.shape == (320, 320, 3) and target.shape == (2, 80, 80)
     b, g, r = (crop[..., i].astype(int) for i in range(3))
@@ -49,3 +49,22 @@ def test_colour_jitter_repeats_for_a_seed_and_keeps_tile_colours():
         red = a[8:56, 4:28].reshape(-1, 3).mean(axis=0)
         blue = a[8:56, 36:60].reshape(-1, 3).mean(axis=0)
         assert red.argmax() == 2 and blue.argmax() == 0, f"seed {seed}: hues swapped"
+
+
+def test_harsher_lighting_is_off_by_default_and_clips_faces_when_asked():
+    """Lighting() is the default; asked for, overexposure clips ivory faces to white and a
+    shaken photo is blurred."""
+    image = np.full((48, 48, 3), 205, np.uint8)  # an ivory face
+    image[20:28, 20:28] = 30  # a dark numeral
+    plain = [jitter_colors(image, np.random.default_rng(seed)) for seed in range(30)]
+    same = [jitter_colors(image, np.random.default_rng(seed), lighting=data.Lighting()) for seed in range(30)]
+    assert all(np.array_equal(a, b) for a, b in zip(plain, same))
+    over = [jitter_colors(image, np.random.default_rng(seed), lighting=data.Lighting(overexposed=1.0))
+            for seed in range(30)]
+    clipped = lambda outs: np.mean([(o[:16, :16] >= 250).all(axis=2).mean() for o in outs])  # noqa: E731
+    assert clipped(over) > 0.5 > clipped(plain)
+    shaken = [jitter_colors(image, np.random.default_rng(seed), lighting=data.Lighting(shaken=1.0))
+              for seed in range(30)]
+    # the numeral's hard edge is smeared: fewer pixels as dark as the numeral
+    dark = lambda outs: np.mean([(o.max(axis=2) < 90).sum() for o in outs])  # noqa: E731
+    assert dark(shaken) < dark(plain)
