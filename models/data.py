@@ -84,7 +84,7 @@ def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float =
     if lighting.shaken > 0 and rng.random() < lighting.shaken:  # the phone moved: a blur along one direction
         length = int(rng.integers(5, 12))
         kernel = np.zeros((length, length), np.float32)
-        kernel[length // 2] = 1 / length
+        kernel[length // 2] = 1.0  # a line through the middle, turned, then made to sum to one
         turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), float(rng.uniform(0, 180)), 1.0)
         kernel = cv2.warpAffine(kernel, turn, (length, length))
         img = cv2.filter2D(img, -1, kernel / max(float(kernel.sum()), 1e-6))

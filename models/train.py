@@ -234,15 +234,12 @@ def warm_start(name: str, model: torch.nn.Module, batch_fn, cfg: Config) -> None
     print(f"{name}: starting from {cfg.init_from} (ONNX weights, batch norms refitted on 4 batches)", flush=True)
 
 
-def _lighting(cfg: Config) -> Lighting:
-    return Lighting(cfg.overexposed, cfg.shaken)
-
-
 def train_detector(cfg: Config, real, synth) -> TileSegmenter:
     model = TileSegmenter().to(memory_format=FAST_LAYOUT)
+    lighting = Lighting(cfg.overexposed, cfg.shaken)
     def batch(rng):
         samples = [detector_sample(pick(real, synth, cfg, rng), rng, cfg.det_size, cfg.base_side,
-                                   cfg.core_ratio, cfg.stride, _lighting(cfg)) for _ in range(cfg.det_batch)]
+                                   cfg.core_ratio, cfg.stride, lighting) for _ in range(cfg.det_batch)]
         x = torch.from_numpy(to_tensor_layout([s[0] for s in samples])).contiguous(memory_format=FAST_LAYOUT)
         y = torch.from_numpy(np.stack([s[1] for s in samples]).astype(np.float32))
         return x, y
@@ -261,9 +258,10 @@ def train_detector(cfg: Config, real, synth) -> TileSegmenter:
 
 def train_classifier(cfg: Config, real, synth) -> TileClassifier:
     model = TileClassifier(num_classes=REJECT + 1).to(memory_format=FAST_LAYOUT)
+    lighting = Lighting(cfg.overexposed, cfg.shaken)
     def batch(rng):
         samples = [classifier_sample(pick(real, synth, cfg, rng), rng, (cfg.crop_w, cfg.crop_h),
-                                     cfg.crop_margin, cfg.reject_rate, _lighting(cfg)) for _ in range(cfg.cls_batch)]
+                                     cfg.crop_margin, cfg.reject_rate, lighting) for _ in range(cfg.cls_batch)]
         x = torch.from_numpy(to_tensor_layout([s[0] for s in samples])).contiguous(memory_format=FAST_LAYOUT)
         labels = torch.tensor([s[1] for s in samples])
         flips = torch.tensor([s[2] for s in samples])
