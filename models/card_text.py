@@ -203,7 +203,9 @@ then the classifier, and exports both with `models/export.py` (ONNX checker,
 onnxruntime compared with PyTorch, the `features` output added). `--init-from models` starts from the shipped ONNX
 networks (`models/onnx_import.py` turns them back into PyTorch). `python -m
 models.quantize` writes the int8 files and points `model.json` at them,
-`python -m models.bank` the feature bank, and `python -m models.card`
+`python -m models.bank` the feature bank, `python -m models.negatives` the
+outlines where no tile lies in the rendered scenes (for `--negatives`; see the
+notes), and `python -m models.card`
 measures and rewrites this card (keeping the notes written by hand between `<!-- notes:NAME -->` markers). {made_by} The last run's training
 steps took {minutes:.0f} minutes on a 2-core CPU; rendering the scenes,
 loading the photos and the export add a few minutes (the command prints the

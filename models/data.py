@@ -7,7 +7,7 @@ photos give an endless stream without writing crops to disk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -36,9 +36,13 @@ class Photo:
     class_ids: np.ndarray
     ordered: bool
     real: bool
+    negatives: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
+    # outlines (K, 4, 2) in pixels where the segmenter sees a tile and none lies (models.negatives)
 
 
-def load_photos(items: list[LabelledImage], max_side: int, real: bool) -> list[Photo]:
+def load_photos(items: list[LabelledImage], max_side: int, real: bool,
+                negatives: dict[str, np.ndarray] | None = None) -> list[Photo]:
+    """``negatives``: image stem -> outlines as fractions of the width and height (models.negatives)."""
     photos = []
     for item in items:
         image = item.load()
@@ -48,7 +52,10 @@ def load_photos(items: list[LabelledImage], max_side: int, real: bool) -> list[P
         quads = item.quads * scale
         if not item.ordered:
             quads = np.array([order_upright(q) for q in quads], dtype=np.float32).reshape(-1, 4, 2)
-        photos.append(Photo(image, quads, item.class_ids, item.ordered, real))
+        photo = Photo(image, quads, item.class_ids, item.ordered, real)
+        if negatives and item.image_path.stem in negatives:
+            photo.negatives = negatives[item.image_path.stem] * [image.shape[1], image.shape[0]]
+        photos.append(photo)
     return photos
 
 
@@ -137,14 +144,19 @@ def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side
 # ---------------------------------------------------------------- classifier
 
 def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[int, int],
-                      margin: float, reject_rate: float, lighting: Lighting = Lighting()) -> tuple[np.ndarray, int, int]:
+                      margin: float, reject_rate: float, lighting: Lighting = Lighting(),
+                      negative: bool = False) -> tuple[np.ndarray, int, int]:
     """One straightened crop with (class, upside_down); class REJECT for non-tiles.
+
+    ``negative``: cut it at one of the photo's mined negatives (``Photo.negatives``).
 
     upside_down is -1 (unknown) for photos whose labels do not give the reading
     direction: their tiles are still shown both ways up, but teach no orientation.
     """
     w, h = crop_size
-    if len(photo.quads) == 0 or rng.random() < reject_rate:
+    if negative:
+        quad, label = photo.negatives[int(rng.integers(len(photo.negatives)))].copy(), REJECT
+    elif len(photo.quads) == 0 or rng.random() < reject_rate:
         quad, label = _reject_quad(photo, rng), REJECT
     else:
         i = int(rng.integers(len(photo.quads)))

@@ -8,6 +8,8 @@
                                                  # fine-tune the shipped ONNX networks
     python -m models.train --device cuda --threads 16 --prefetch 3 ...
                                                  # the same recipe on a GPU (same batches, same ONNX files)
+    python -m models.negatives && python -m models.train --negatives runs/synthetic/negatives.npz \
+        --negative-share 0.03 ...                # also teach "no tile" where the segmenter sees clutter as tiles
 
 Reads top to bottom: settings, data, the two training loops, export. Each
 stage checkpoints every few hundred steps (settings included) and a rerun
@@ -37,6 +39,7 @@ from tqdm import tqdm
 from models.data import (
     REJECT, Lighting, Photo, classifier_sample, detector_sample, load_photos, to_tensor_layout,
 )
+from models.negatives import load_negatives
 from models.nets import TileClassifier, TileSegmenter
 from models.onnx_import import import_network, onnx_model_dir
 from vision.datasets import load_folder, split_holdout
@@ -74,6 +77,8 @@ class Config:
     cls_steps: int = 2800
     cls_lr: float = 3e-3
     reject_rate: float = 0.15
+    negatives: str = ""                    # outlines where no tile lies in the rendered scenes (models.negatives)
+    negative_share: float = 0.0            # share of the classifier's crops cut at those outlines
     # harsher photos (models.data.Lighting; 0: as the shipped networks were trained)
     overexposed: float = 0.0
     shaken: float = 0.0
@@ -122,7 +127,15 @@ def load_data(cfg: Config) -> tuple[list[Photo], list[Photo]]:
     # a folder may hold more scenes than asked for (a longer run's): use the first ones
     synth_items = load_folder(ensure_synthetic(cfg))[:cfg.synthetic_count] if cfg.synthetic_count > 0 else []
     real = load_photos(real_items, cfg.max_side, real=True)
-    synth = load_photos(synth_items, cfg.max_side, real=False)
+    negatives = load_negatives(cfg.negatives) if cfg.negatives else None
+    synth = load_photos(synth_items, cfg.max_side, real=False, negatives=negatives)
+    if negatives is not None:
+        mined = [p for p in synth if len(p.negatives)]
+        if not mined:
+            raise SystemExit(f"--negatives {cfg.negatives}: none of its scenes is in {cfg.synthetic_dir} "
+                             "(mine them from that folder with 'python -m models.negatives')")
+        print(f"{sum(len(p.negatives) for p in mined)} outlines where no tile lies, in {len(mined)} scenes",
+              flush=True)
     print(f"training on {len(real)} real/extra photos ({sum(len(p.quads) for p in real)} tiles) "
           f"and {len(synth)} rendered scenes ({sum(len(p.quads) for p in synth)} tiles)", flush=True)
     return real, synth
@@ -259,9 +272,17 @@ def train_detector(cfg: Config, real, synth) -> TileSegmenter:
 def train_classifier(cfg: Config, real, synth) -> TileClassifier:
     model = TileClassifier(num_classes=REJECT + 1).to(memory_format=FAST_LAYOUT)
     lighting = Lighting(cfg.overexposed, cfg.shaken)
+    mined = [p for p in synth if len(p.negatives)] if cfg.negative_share > 0 else []
+
+    def sample(rng):
+        if mined and rng.random() < cfg.negative_share:  # never drawn at share 0: the recipe's samples stay
+            return classifier_sample(mined[int(rng.integers(len(mined)))], rng, (cfg.crop_w, cfg.crop_h),
+                                     cfg.crop_margin, cfg.reject_rate, lighting, negative=True)
+        return classifier_sample(pick(real, synth, cfg, rng), rng, (cfg.crop_w, cfg.crop_h),
+                                 cfg.crop_margin, cfg.reject_rate, lighting)
+
     def batch(rng):
-        samples = [classifier_sample(pick(real, synth, cfg, rng), rng, (cfg.crop_w, cfg.crop_h),
-                                     cfg.crop_margin, cfg.reject_rate, lighting) for _ in range(cfg.cls_batch)]
+        samples = [sample(rng) for _ in range(cfg.cls_batch)]
         x = torch.from_numpy(to_tensor_layout([s[0] for s in samples])).contiguous(memory_format=FAST_LAYOUT)
         labels = torch.tensor([s[1] for s in samples])
         flips = torch.tensor([s[2] for s in samples])

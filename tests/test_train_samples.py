@@ -68,3 +68,41 @@ def test_harsher_lighting_is_off_by_default_and_clips_faces_when_asked():
     # the numeral's hard edge is smeared: fewer pixels as dark as the numeral
     dark = lambda outs: np.mean([(o.max(axis=2) < 90).sum() for o in outs])  # noqa: E731
     assert dark(shaken) < dark(plain)
+
+
+def _photo_with_a_negative() -> Photo:
+    """The red tile, and a green patch the segmenter might take for a tile, mined as a negative."""
+    photo = _red_tile_photo()
+    photo.image[350:440, 500:560] = (0, 255, 0)
+    photo.negatives = np.array([[[500, 350], [560, 350], [560, 440], [500, 440]]], np.float32)
+    return photo
+
+
+def test_mined_negatives_are_cut_as_not_a_tile_and_only_when_asked():
+    from models.data import REJECT, classifier_sample
+
+    photo, plain = _photo_with_a_negative(), _photo_with_a_negative()
+    plain.negatives = plain.negatives[:0]
+    for seed in range(20):
+        # not asked for: the same samples as a photo with no negatives (the shipped recipe's)
+        a = classifier_sample(photo, np.random.default_rng(seed), (32, 48), 0.08, 0.5)
+        b = classifier_sample(plain, np.random.default_rng(seed), (32, 48), 0.08, 0.5)
+        assert np.array_equal(a[0], b[0]) and a[1:] == b[1:]
+        # asked for: a non-tile crop whose middle is the green patch
+        crop, label, _ = classifier_sample(photo, np.random.default_rng(seed), (32, 48), 0.08, 0.0,
+                                           negative=True)
+        b, g, r = crop[16:32, 10:22].reshape(-1, 3).mean(axis=0)
+        assert label == REJECT and g > 120 and g > 2 * max(b, r), f"seed {seed}: crop not at the negative"
+
+
+def test_mined_negatives_keep_clear_of_every_face_up_tile():
+    from models.negatives import no_tile_here
+
+    face = np.array([[[100, 100], [160, 100], [160, 190], [100, 190]]], np.float32)
+    outlines = np.array([
+        face[0] + 4,                                      # the tile itself, loosely outlined
+        face[0] + [40, 0],                                # straddling it and the table beside it
+        [[300, 100], [360, 100], [360, 190], [300, 190]],  # clear of it: a negative
+        [[0, 300], [50, 300], [50, 390], [0, 390]],       # cut by the photo's edge
+    ], np.float32)
+    assert no_tile_here(outlines, face, (800, 600)).tolist() == [False, False, True, False]
