@@ -36,8 +36,8 @@ class Photo:
     class_ids: np.ndarray
     ordered: bool
     real: bool
-    negatives: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
     # outlines (K, 4, 2) in pixels where the segmenter sees a tile and none lies (models.negatives)
+    negatives: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
 
 
 def load_photos(items: list[LabelledImage], max_side: int, real: bool,

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
 from models.render.scene import SIZES, render_drawn
 from vision.evaluation import quad_iou
 from vision.images import load_image
@@ -53,8 +54,10 @@ def _mine(job: tuple[str, int, int, str]) -> tuple[str, np.ndarray]:
     rng = np.random.default_rng([seed, index])  # as models.render drew scene `index`
     size = SIZES[rng.integers(len(SIZES))]
     drawn = render_drawn(rng, size, None)
-    if drawn.image.shape != image.shape:
-        raise SystemExit(f"{path}: not scene {index} of seed {seed} (rendered {drawn.image.shape[:2]})")
+    labelled = len((Path(folder) / "labels" / f"{path.stem}.txt").read_text().splitlines())
+    if drawn.image.shape != image.shape or labelled != len(drawn.labels):
+        raise SystemExit(f"{path}: not scene {index} of seed {seed} as rendered with every kind and edition "
+                         f"(rendered {drawn.image.shape[:2]} with {len(drawn.labels)} tiles)")
     faces = np.array([q for q, i in zip(drawn.quads, drawn.indices) if i is not None], np.float32).reshape(-1, 4, 2)
     outlines = np.concatenate([model.find_outlines(image)[0], model.detect(image).quads]).reshape(-1, 4, 2)
     kept = outlines[no_tile_here(outlines, faces, (image.shape[1], image.shape[0]))]
