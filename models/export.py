@@ -79,7 +79,25 @@ def export_all(detector, classifier, cfg) -> Path:
                        "face_layer": "classifier_face.npz"},
         "input": "RGB float32 in [0, 1], NCHW",
     }
-    (out / "model.json").write_text(json.dumps(meta, indent=2) + "\n")
+    meta_path = out / "model.json"
+    if meta_path.exists():  # the clutter gate reads no face: it stays with new face networks
+        gate = json.loads(meta_path.read_text()).get("clutter")
+        if gate and (out / gate["file"]).exists():
+            meta["clutter"] = gate
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     sizes = sum((out / f).stat().st_size for f in ("detector.onnx", "classifier.onnx"))
     print(f"exported to {out} ({sizes / 1e6:.1f} MB), ONNX Runtime matches PyTorch")
     return out
+
+
+def export_clutter(gate, out: Path, size: int, context: float) -> Path:
+    """Write ``clutter.onnx`` (input: context crops N x 3 x size x size, output: the tile logit) and
+    add it to ``out/model.json``."""
+    path = out / "clutter.onnx"
+    _export(gate, torch.rand(4, 3, size, size), path, ["tile"], {"image": {0: "finds"}, "tile": {0: "finds"}})
+    meta_path = out / "model.json"
+    meta = json.loads(meta_path.read_text())
+    meta["clutter"] = {"file": path.name, "size": size, "context": context, "input": "RGB float32 in [0, 1], NCHW"}
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"exported the clutter gate to {path} ({path.stat().st_size / 1e6:.2f} MB), ONNX Runtime matches PyTorch")
+    return path

@@ -73,3 +73,19 @@ class TileClassifier(nn.Module):
         f = self.features(x).mean(dim=(2, 3))
         f = self.dropout(f)
         return self.face(f), self.flip(f)
+
+
+class ClutterGate(nn.Module):
+    """Looks at a tile and its surroundings (``vision.crops.context_crop``): the logit that it is a tile."""
+
+    def __init__(self):
+        super().__init__()
+        widths = [3, 24, 48, 64, 96]
+        self.features = nn.Sequential(*[
+            nn.Sequential(nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True),
+                          nn.MaxPool2d(2))
+            for a, b in zip(widths, widths[1:])])
+        self.tile = nn.Linear(widths[-1], 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.tile(self.features(x).mean(dim=(2, 3))).squeeze(1)

@@ -63,3 +63,21 @@ def shrink_quad(quad: np.ndarray, ratio: float) -> np.ndarray:
     quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
     c = quad.mean(axis=0)
     return c + (quad - c) * ratio
+
+
+def context_crop(image: np.ndarray, quad: np.ndarray, size: int, context: float) -> np.ndarray:
+    """A ``size`` x ``size`` crop centred on the tile ``quad``, ``context`` times its long side
+    across and turned with it: the tile and what lies around it (a set's neighbours, a rack's
+    ledge, the grid lines running on past a score pad's cell)."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    centre = quad.mean(axis=0)
+    across = (quad[1] - quad[0] + quad[2] - quad[3]) / 2
+    down = (quad[3] - quad[0] + quad[2] - quad[1]) / 2
+    half = max(float(np.linalg.norm(across)), float(np.linalg.norm(down)), 1.0) * context / 2
+    x = across / max(float(np.linalg.norm(across)), 1e-6) * half
+    y = down / max(float(np.linalg.norm(down)), 1e-6) * half
+    src = np.float32([centre - x - y, centre + x - y, centre - x + y])
+    dst = np.float32([[0, 0], [size, 0], [0, size]])
+    flags = cv2.INTER_AREA if 2 * half > size else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, cv2.getAffineTransform(src, dst), (size, size), flags=flags,
+                          borderMode=cv2.BORDER_REPLICATE)

@@ -15,7 +15,8 @@ import numpy as np
 import onnxruntime as ort
 
 from rules.tiles import Tile
-from vision.crops import order_upright, turn_upright, warp_crop
+from vision.clutter import kept_finds
+from vision.crops import context_crop, order_upright, turn_upright, warp_crop
 from vision.geometry import FACE_ASPECT, projected, squashed_table, table_view
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
 from vision.racks import rack_rows
@@ -103,6 +104,12 @@ class TileModel:
         det, cls = self.meta["detector"], self.meta["classifier"]
         self.detector = ort.InferenceSession(str(model_dir / det["file"]), options, providers=["CPUExecutionProvider"])
         self.classifier = ort.InferenceSession(str(model_dir / cls["file"]), options, providers=["CPUExecutionProvider"])
+        gate = self.meta.get("clutter")  # optional: models without one keep every find the classifier reads
+        if gate and not (model_dir / gate["file"]).exists():
+            raise ModelMissingError(f"{model_dir / gate['file']}: model.json names a clutter gate that is not there")
+        self.clutter = (ort.InferenceSession(str(model_dir / gate["file"]), options, providers=["CPUExecutionProvider"])
+                        if gate else None)
+        self.clutter_crop = (int(gate["size"]), float(gate["context"])) if gate else None
         self.base_side = int(det["base_side"])
         self.stride = int(det["stride"])
         self.core_ratio = float(det["core_ratio"])
@@ -259,19 +266,30 @@ class TileModel:
 
     def detect(self, image: np.ndarray) -> TileDetections:
         """Every face-up tile: quads in reading order, tile index, confidence.  A table photographed
-        from low down is looked at again as seen from above (:meth:`_detect_from_above`)."""
+        from low down is looked at again as seen from above (:meth:`_detect_from_above`); what the
+        clutter gate calls clutter is left out (:mod:`vision.clutter`)."""
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image (H, W, 3)")
         found = self._detect_as_shown(image)
         stretch = squashed_table(found.quads)
-        if stretch is None:
-            return found
-        standing = np.zeros(len(found), bool)
-        standing[[t for row in rack_rows(found.quads, image) for t in row]] = True
-        above = self._detect_from_above(image, found, table_view(found.quads[~standing], image.shape, stretch))
-        if above is None:
-            return found
-        return _with_lost(found, _racks_as_shown(found, standing, _surer(found, above)))
+        if stretch is not None:
+            standing = np.zeros(len(found), bool)
+            standing[[t for row in rack_rows(found.quads, image) for t in row]] = True
+            above = self._detect_from_above(image, found, table_view(found.quads[~standing], image.shape, stretch))
+            if above is not None:
+                found = _with_lost(found, _racks_as_shown(found, standing, _surer(found, above)))
+        return found[np.nonzero(kept_finds(found.quads, self.tile_chance(image, found.quads)))[0]]
+
+    def tile_chance(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """The clutter gate's chance that each outline is a tile, seen with its surroundings (all 1
+        without a gate)."""
+        quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        if self.clutter is None or not len(quads):
+            return np.ones(len(quads), np.float32)
+        size, context = self.clutter_crop
+        crops = [context_crop(image, q, size, context) for q in quads]
+        logits = self.clutter.run(None, {"image": cv2.dnn.blobFromImages(crops, 1 / 255.0, swapRB=True)})[0]
+        return (1 / (1 + np.exp(-logits.astype(np.float64)))).astype(np.float32)
 
     def _detect_as_shown(self, image: np.ndarray) -> TileDetections:
         """:meth:`detect` on the photo as the camera shows it."""
