@@ -158,7 +158,7 @@ def made_by(runs: list[tuple[Path, dict]]) -> str:
 def meta_files(models_dir: Path) -> dict[str, str]:
     """The network files model.json names (the int8 ones when shipped)."""
     meta = json.loads((models_dir / "model.json").read_text())
-    return {k: meta[k]["file"] for k in ("detector", "classifier")}
+    return {k: meta[k]["file"] for k in ("detector", "classifier", "clutter") if k in meta}
 
 
 def row(name: str, e) -> str:
@@ -202,14 +202,14 @@ def main(argv=None) -> None:
     config = runs[0][1] if runs else {}
     minutes = sum(training_minutes(path) for path, _ in runs)
     files = meta_files(models_dir)
-    sizes = {f: (models_dir / files[f]).stat().st_size / 1e6 for f in ("detector", "classifier")}
+    sizes = {f: (models_dir / name).stat().st_size / 1e6 for f, name in files.items()}
     figures = {"held_out_real": real.to_dict(), "held_out_real_turned_90": turned[1].to_dict(),
                "held_out_real_turned_180": turned[2].to_dict(), "rendered_test": rendered.to_dict(),
                "mistakes_real": real.mistakes(12), "mistakes_rendered": rendered.mistakes(12),
                "training_minutes": round(minutes, 1), "onnx_mb": round(sum(sizes.values()), 2),
                "editions": {name: e.to_dict() for name, e in editions.items()},
                "unknown_edition": {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in unknown.items()},
-               "files": {k: meta_files(models_dir)[k] for k in ("detector", "classifier")},
+               "files": files,
                "config": config, "measured": time.strftime("%Y-%m-%d")}
     (models_dir / "metrics.json").write_text(json.dumps(figures, indent=2) + "\n")
     card = models_dir / "README.md"
@@ -233,6 +233,7 @@ def main(argv=None) -> None:
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
         made_by=made_by(runs),
         minutes=minutes, mb=sum(sizes.values()), det_mb=sizes["detector"], cls_mb=sizes["classifier"],
+        gate_mb=sizes.get("clutter", 0.0),
         config="\n".join(f"| `{k}` | `{v}` |" for k, v in config.items() if k not in ("run_dir", "models_dir", "real")),
     ))
     for name in ("held_out_real", "held_out_real_turned_90", "held_out_real_turned_180", "rendered_test"):

@@ -22,7 +22,7 @@ def kept_notes(card: str) -> dict[str, str]:
 
 CARD = """# Tile model card
 
-Two small networks run with onnxruntime on the CPU (`vision/model.py`); the
+Three small networks run with onnxruntime on the CPU (`vision/model.py`); the
 files in use are {files}:
 
 1. **Segmenter** ({det_mb:.1f} MB): a convolutional encoder
@@ -51,6 +51,16 @@ files in use are {files}:
    is its top. A third output, `features`, is the
    128-number summary of the crop that the face layer reads: a *tile profile*
    (below) fits its own face layer on it.
+3. **Clutter gate** ({gate_mb:.1f} MB, `models/clutter.py`): the classifier's tight
+   crop shows a score pad's digit cell, a keyboard key or a word-game tile
+   much as it shows a tile. The gate looks at each tile read with its
+   surroundings (a 48x48 crop 2.4 times the tile's long side across, turned
+   with it) and gives the chance that it is a tile; a find it gives under 10 %
+   is dropped unless a find beside it is a tile to it at least 50 % surely, so
+   a set's doubted tile stays and a grid of cells goes as a whole
+   (`vision/clutter.py`). It is trained on the rendered scenes' tiles and the
+   outlines the segmenter drew where no tile lies (`models/negatives.py`), and
+   reads no face, so it fits any classifier and any tile profile.
 
 `model.json` holds the class names, input sizes and constants that inference
 must share with training. Total size: {mb:.1f} MB. `classifier_face.npz` is
@@ -204,8 +214,9 @@ onnxruntime compared with PyTorch, the `features` output added). `--init-from mo
 networks (`models/onnx_import.py` turns them back into PyTorch). `python -m
 models.quantize` writes the int8 files and points `model.json` at them,
 `python -m models.bank` the feature bank, `python -m models.negatives` the
-outlines where no tile lies in the rendered scenes (for `--negatives`; see the
-notes), and `python -m models.card`
+outlines where no tile lies in the rendered scenes, `python -m models.clutter`
+the clutter gate from them (3,000 steps, 5 minutes; its entry in `model.json`
+stays when the other two are exported again), and `python -m models.card`
 measures and rewrites this card (keeping the notes written by hand between `<!-- notes:NAME -->` markers). {made_by} The last run's training
 steps took {minutes:.0f} minutes on a 2-core CPU; rendering the scenes,
 loading the photos and the export add a few minutes (the command prints the

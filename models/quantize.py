@@ -129,6 +129,8 @@ def compare(models_dir: Path, split: str = "train") -> dict:
             name = meta[which].get("float_file", meta[which]["file"])
             (float_dir / name).symlink_to((models_dir / name).resolve())
             meta[which]["file"] = name
+        if "clutter" in meta:  # the clutter gate stays float in both
+            (float_dir / meta["clutter"]["file"]).symlink_to((models_dir / meta["clutter"]["file"]).resolve())
         (float_dir / "model.json").write_text(json.dumps(meta))
         floats, ints = TileModel(float_dir, profile=None), TileModel(models_dir, profile=None)
         train, held = split_holdout(load_folder(DEFAULT_REAL))
