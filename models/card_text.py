@@ -57,7 +57,8 @@ files in use are {files}:
    surroundings (a 48x48 crop 2.4 times the tile's long side across, turned
    with it) and gives the chance that it is a tile; a find it gives under 10 %
    is dropped unless a find beside it is a tile to it at least 50 % surely, so
-   a set's doubted tile stays and a grid of cells goes as a whole
+   a set's doubted tile stays and a grid of cells goes as a whole, and a
+   tile a quarter of the photo tall or more (a close-up) always stays
    (`vision/clutter.py`). It is trained on the rendered scenes' tiles and the
    outlines the segmenter drew where no tile lies (`models/negatives.py`), and
    reads no face, so it fits any classifier and any tile profile.

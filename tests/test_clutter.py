@@ -72,3 +72,20 @@ def test_the_shipped_gate_sees_the_sample_photos_tiles_as_tiles():
         image = cv2.imread(str(path))
         found = model._detect_as_shown(image)
         assert len(found) and (model.tile_chance(image, found.quads) >= CLUTTER).all(), path.name
+
+
+def test_what_the_gate_calls_clutter_is_left_out_but_a_close_up_stays(monkeypatch):
+    """The gate's verdict reaches the reading: a table whose every find the gate doubts (none
+    backed by a sure one) reads empty, while a tile filling the photo is read all the same."""
+    from models.render.tiles import render_tile
+    from models.render.styles import EDITIONS
+    from rules.tiles import Tile
+
+    model = TileModel(default_model_dir())
+    table = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images" / "valid_table.jpg"))
+    assert len(model.detect(table)) > 0
+    monkeypatch.setattr(TileModel, "tile_chance", lambda self, image, quads: np.zeros(len(quads), np.float32))
+    assert len(model.detect(table)) == 0
+    face = render_tile(EDITIONS["classic"], Tile.parse("R6").index, 900)
+    close_up = cv2.copyMakeBorder(face, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 90, 130))
+    assert [Tile.from_index(int(i)).code for i in model.detect(close_up).class_ids] == ["R6"]

@@ -278,7 +278,9 @@ class TileModel:
             above = self._detect_from_above(image, found, table_view(found.quads[~standing], image.shape, stretch))
             if above is not None:
                 found = _with_lost(found, _racks_as_shown(found, standing, _surer(found, above)))
-        return found[np.nonzero(kept_finds(found.quads, self.tile_chance(image, found.quads)))[0]]
+        # a tile filling much of the photo is a close-up of it, not clutter beside the game
+        close_up = _heights(found) >= LARGE * min(image.shape[:2]) if len(found) else np.zeros(0, bool)
+        return found[np.nonzero(kept_finds(found.quads, self.tile_chance(image, found.quads)) | close_up)[0]]
 
     def tile_chance(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """The clutter gate's chance that each outline is a tile, seen with its surroundings (all 1
