@@ -2,9 +2,10 @@
 
 The classifier sees a tight crop of one face, where a score pad's digit cell,
 a keyboard key or a word-game tile looks much like a tile. The clutter gate
-(``models/clutter.py``, an optional third network) looks at three times as
-much: whether the grid's lines run on past the cell, whether the thing has a
-tile's thickness, a rack's ledge or a set's neighbours. A find the gate calls
+(``models/clutter.py``, an optional third network) looks at a square 2.4
+times the tile's long side across: whether the grid's lines run on past the
+cell, whether the thing has a tile's thickness, a rack's ledge or a set's
+neighbours. A find the gate calls
 clutter is dropped, unless a find beside it is surely a tile: a tile of a set
 the gate doubts is kept for its set's sake, while a grid of cells, every one
 doubted, goes as a whole.
