@@ -228,7 +228,7 @@ def main(argv=None) -> None:
             row(f"{UNKNOWN_EDITION} tiles in rows, shipped reading", unknown["rows_before"]),
             row(f"{UNKNOWN_EDITION} tiles in rows, after one layout photo", unknown["rows_after"])]),
         unknown=UNKNOWN_EDITION, calibrate_seconds=unknown["calibrate_seconds"], placed=unknown["placed"],
-        edition_count=args.edition_count, files=", ".join(f"`{f}`" for f in meta_files(models_dir).values()),
+        edition_count=args.edition_count, files=", ".join(f"`{f}`" for f in files.values()),
         held=len(held), mistakes_real=", ".join(f"{a}→{b} ×{n}" for a, b, n in real.mistakes(12)) or "none",
         mistakes_rendered=", ".join(f"{a}→{b} ×{n}" for a, b, n in rendered.mistakes(12)) or "none",
         made_by=made_by(runs),

@@ -279,8 +279,8 @@ class TileModel:
             if above is not None:
                 found = _with_lost(found, _racks_as_shown(found, standing, _surer(found, above)))
         # a tile filling much of the photo is a close-up of it, not clutter beside the game
-        close_up = _heights(found) >= LARGE * min(image.shape[:2]) if len(found) else np.zeros(0, bool)
-        return found[np.nonzero(kept_finds(found.quads, self.tile_chance(image, found.quads)) | close_up)[0]]
+        kept = kept_finds(found.quads, self.tile_chance(image, found.quads)) | _large(found, image)
+        return found[np.nonzero(kept)[0]]
 
     def tile_chance(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """The clutter gate's chance that each outline is a tile, seen with its surroundings (all 1
@@ -311,7 +311,7 @@ class TileModel:
                         return self._recover(image, found, look)
         found = self._recover(image, found, look)
         close = self._detect_close_up(image)
-        big = close[_heights(close) >= LARGE * min(image.shape[:2])] if len(close) else close
+        big = close[_large(close, image)]
         if not len(big):
             return found
         # the big tiles win over whatever the first look made of their parts
@@ -649,6 +649,11 @@ def _outline_heights(quads: np.ndarray) -> np.ndarray:
 
 def _heights(d: TileDetections) -> np.ndarray:
     return _long_sides(d.quads)
+
+
+def _large(d: TileDetections, image: np.ndarray) -> np.ndarray:
+    """Which tiles stand at least ``LARGE`` of the photo's short side tall: a close-up's."""
+    return _heights(d) >= LARGE * min(image.shape[:2])
 
 
 def split_merged_core(rect, core_ratio: float, core: np.ndarray | None = None,
