@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # subcommand -> module inside cli/
@@ -51,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # whatever reads the output stopped early (``| head``): stop as quietly as a shell tool does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush would fail again
+        return 141  # 128 + SIGPIPE (13), as a shell reports a tool stopped that way
 
 
 if __name__ == "__main__":

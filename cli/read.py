@@ -129,11 +129,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"rummikub-companion read: {exc}", file=sys.stderr)
             failed += 1
             continue
-        if args.json:
-            print(json.dumps(reading.to_json(image=path)), flush=True)
-        else:
-            print(summary(path, reading), flush=True)
-        if out_paths:
+        if out_paths:  # drawn first: a reader of the output that stops early (``| head``) still gets it
             target = out_paths[k]
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -143,4 +139,8 @@ def run(args: argparse.Namespace) -> int:
             if not written:
                 print(f"rummikub-companion read: {target}: could not write the drawing", file=sys.stderr)
                 failed += 1
+        if args.json:
+            print(json.dumps(reading.to_json(image=path)), flush=True)
+        else:
+            print(summary(path, reading), flush=True)
     return 1 if failed else 0

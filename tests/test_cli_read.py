@@ -154,3 +154,17 @@ def test_the_installed_command_reads_a_sample_photo_and_reports_a_corrupt_one(tm
     (line,) = done.stdout.splitlines()
     assert json.loads(line)["image"] == str(sample)
     assert str(bad) in done.stderr
+
+
+def test_output_cut_short_by_the_reader_stops_quietly_with_the_drawings_made(tmp_path):
+    """``read ... --annotate DIR | head -1``: no traceback, the shell's exit status for a closed
+    pipe, and the first photo's drawing written before its line was refused."""
+    photos = [str(ROOT / "sample_images" / name) for name in ("joker.jpg", "rack.jpg")]
+    drawn = tmp_path / "drawn"
+    run = subprocess.Popen([sys.executable, "-m", "cli", "read", "--annotate", str(drawn), *photos],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    run.stdout.close()  # nobody will read a line: the first print meets a closed pipe
+    err = run.stderr.read().decode()
+    assert run.wait(timeout=120) == 141
+    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert [p.name for p in drawn.iterdir()] == ["joker.read.jpg"]
