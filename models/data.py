@@ -23,10 +23,13 @@ class Lighting:
     """Harsher photos than the shipped recipe shows, as shares of the samples (0: never, so the
     recipe's samples stay as they were): ``overexposed`` exposed 1.35-2.2 times, white faces
     clipped (a dark table makes the camera do that); ``shaken`` blurred 5-11 px along one
-    direction (the phone moved)."""
+    direction (the phone moved). ``pale_ceiling`` (0: none) holds an overexposed sample's mean
+    grey at most that high: a camera overexposes the faces on a dark table, while a pale table
+    already fills its range, and clipping it white teaches outlines no photo shows."""
 
     overexposed: float = 0.0
     shaken: float = 0.0
+    pale_ceiling: float = 0.0
 
 
 @dataclass
@@ -69,6 +72,9 @@ def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float =
     over = lighting.overexposed > 0 and rng.random() < lighting.overexposed
     exposure = rng.uniform(1.35, 2.2) if over else rng.uniform(0.6, 1.35)
     contrast = rng.uniform(0.7, 1.3)
+    if over and lighting.pale_ceiling > 0:
+        grey = float(np.dot(cv2.mean(image)[:3], gains)) / 3
+        exposure = min(exposure, max(1.0, lighting.pale_ceiling / max(grey, 1.0)))
     # white balance, exposure and contrast are one affine map per channel: a lookup table
     slope = gains * exposure
     mean = float(np.dot(cv2.mean(image)[:3], slope)) / 3

@@ -82,6 +82,7 @@ class Config:
     # harsher photos (models.data.Lighting; 0: as the shipped networks were trained)
     overexposed: float = 0.0
     shaken: float = 0.0
+    overexposed_ceiling: float = 0.0       # overexposed samples' mean grey held at most this (0: not held)
     # run
     seed: int = 0
     threads: int = 2
@@ -249,7 +250,7 @@ def warm_start(name: str, model: torch.nn.Module, batch_fn, cfg: Config) -> None
 
 def train_detector(cfg: Config, real, synth) -> TileSegmenter:
     model = TileSegmenter().to(memory_format=FAST_LAYOUT)
-    lighting = Lighting(cfg.overexposed, cfg.shaken)
+    lighting = Lighting(cfg.overexposed, cfg.shaken, cfg.overexposed_ceiling)
     def batch(rng):
         samples = [detector_sample(pick(real, synth, cfg, rng), rng, cfg.det_size, cfg.base_side,
                                    cfg.core_ratio, cfg.stride, lighting) for _ in range(cfg.det_batch)]
@@ -271,7 +272,7 @@ def train_detector(cfg: Config, real, synth) -> TileSegmenter:
 
 def train_classifier(cfg: Config, real, synth) -> TileClassifier:
     model = TileClassifier(num_classes=REJECT + 1).to(memory_format=FAST_LAYOUT)
-    lighting = Lighting(cfg.overexposed, cfg.shaken)
+    lighting = Lighting(cfg.overexposed, cfg.shaken, cfg.overexposed_ceiling)
     mined = [p for p in synth if len(p.negatives)] if cfg.negative_share > 0 else []
 
     def sample(rng):

@@ -70,6 +70,24 @@ def test_harsher_lighting_is_off_by_default_and_clips_faces_when_asked():
     assert dark(shaken) < dark(plain)
 
 
+def test_overexposure_ceiling_spares_pale_crops_and_still_clips_faces_on_a_dark_table():
+    """With ``pale_ceiling`` an overexposed crop that is already pale keeps its face below white,
+    while ivory faces on a dark table are clipped as without it."""
+    pale = np.full((48, 48, 3), 205, np.uint8)  # a face filling the crop: its mean is already high
+    pale[20:28, 20:28] = 30
+    dark = np.full((48, 48, 3), 40, np.uint8)  # a dark table with one ivory face
+    dark[8:40, 12:36] = 205
+    held = data.Lighting(overexposed=1.0, pale_ceiling=230)
+    free = data.Lighting(overexposed=1.0)
+    white = lambda outs, box: np.mean([(o[box] >= 250).all(axis=2).mean() for o in outs])  # noqa: E731
+    seeds = range(30)
+    pale_box, face_box = np.s_[:16, :16], np.s_[12:36, 16:32]
+    assert white([jitter_colors(pale, np.random.default_rng(s), lighting=held) for s in seeds], pale_box) < 0.2
+    assert white([jitter_colors(pale, np.random.default_rng(s), lighting=free) for s in seeds], pale_box) > 0.5
+    on_dark = [jitter_colors(dark, np.random.default_rng(s), lighting=held) for s in seeds]
+    assert white(on_dark, face_box) > 0.5
+
+
 def _photo_with_a_negative() -> Photo:
     """The red tile, and a green patch the segmenter might take for a tile, mined as a negative."""
     photo = _red_tile_photo()
