@@ -109,6 +109,19 @@ def test_a_tile_set_down_askew_at_the_end_of_its_set_stays_in_it(degrees, askew)
         ("K6 K7 K8", "valid"), ("R2", "invalid")]
 
 
+@pytest.mark.parametrize("degrees", [0, 90, 200])
+@pytest.mark.parametrize("askew", [-40, 35, 45])
+def test_a_tile_set_down_askew_inside_a_run_does_not_cut_it_in_two(degrees, askew):
+    # the R10 turned by hand parts R7 R8 R9 from R11 R12 R13 as lines; each piece is valid on its
+    # own, but they lie no farther apart than tiles of one set: one run
+    for gap in (0.05, 0.3):
+        assert read_line("R7 R8 R9 R10 R11 R12 R13", [0.05, 0.05, gap, gap, 0.05, 0.05], askew={3: askew},
+                         degrees=degrees) == [("R7 R8 R9 R10 R11 R12 R13", "valid")]
+    # with table showing on both sides of the R10, two runs laid apart stay two sets
+    assert sorted(read_line("R7 R8 R9 R10 R11 R12 R13", [0.05, 0.05, 0.9, 0.9, 0.05, 0.05], askew={3: askew},
+                            degrees=degrees)) == [("R11 R12 R13", "valid"), ("R7 R8 R9 R10", "valid")]
+
+
 def test_a_tile_askew_beside_a_set_but_off_its_line_is_not_joined_to_it():
     # the K9 is most of a tile height below the run's line and turned: not where the next tile would lie
     tiles = parse_tiles("K6 K7 K8 K9")

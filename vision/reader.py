@@ -254,7 +254,9 @@ class TableReader:
         """Table lines that continue one another (``geometry.EndLinks``: straight on past a gap up to
         JOIN_GAP wider than a set's, or with the end tile set down askew), valid together in the
         order they lie while one of them alone is not, are one set laid carelessly (R5 R6 _ R7 R8
-        with a wide gap; K6 K7 K8 and a K9 pushed a little away or turned)."""
+        with a wide gap; K6 K7 K8 and a K9 pushed a little away or turned). Two lines valid each
+        on their own are joined only when no farther apart than tiles of one set (R7 R8 R9 R10
+        and R11 R12 R13, parted as lines by an R10 turned by hand); past a wider gap, two sets."""
         o = self.options
         lines = [list(g.tiles) for g in groups if g.kind == TABLE and g.tiles]
         if len(lines) < 2:
@@ -269,6 +271,7 @@ class TableReader:
         while joined:  # one join at a time: a line that grew may take the next tile on
             joined = False
             line_of = {t: k for k, line in enumerate(lines) for t in line}
+            close = None  # the pairs at a set's own spacing, worked out when two valid pieces meet
             for i, j in links(lines, JOIN_GAP):
                 a, b = lines[line_of[i]], lines[line_of[j]]
                 # of a line the rules cut in pieces (R10 pushed against K6 K7 K8), the piece at the end
@@ -277,7 +280,10 @@ class TableReader:
                 b_end = next(p for p in b_parts if j in p)
                 both = order_line(flat, a_end + b_end)
                 # the tiles joined must read in order as they lie: K8 K9 K10 and a K7 dropped past K10 are not one set
-                if valid(both, as_laid=True) and not (valid(a_end) and valid(b_end)):
+                each_valid = valid(a_end) and valid(b_end)
+                if each_valid and close is None:
+                    close = set(links(lines))
+                if valid(both, as_laid=True) and (not each_valid or (i, j) in close):
                     rest = [p for p in a_parts + b_parts if p is not a_end and p is not b_end]
                     # the joined set and what the rules cut off, in the order they lie, where ``a`` was
                     place = {t: k for k, t in enumerate(order_line(flat, a + b))}
