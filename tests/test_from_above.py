@@ -15,7 +15,8 @@ import vision.model as model_mod
 from models.render.layout import careless_line
 from rules.options import find_variant
 from rules.tiles import Tile, parse_tiles
-from vision.geometry import NARROWEST, STEEPEST_TILT, WIDEST, projected, squash, squashed_table, table_view, tilting
+from vision.geometry import (NARROWEST, STEEPEST_TILT, WIDEST, from_above, group_lines, projected, squash,
+                             squashed_table, table_view, tilting)
 from vision.reader import ReaderOptions, TableReader
 from vision.types import TileDetections
 
@@ -115,6 +116,24 @@ def test_a_table_under_perspective_is_shown_from_above_with_every_face_one_size_
 def test_faces_of_one_size_show_no_perspective():
     assert tilting(scattered(), (750, 1000)) is None
     assert tilting(laid(0.75, [0, 45, 90]), (750, 1000)) is None
+
+
+def test_faces_standing_on_a_rack_do_not_pass_for_a_table_seen_slanted():
+    """A run laid sideways on a table seen from above, beside two rack rows whose faces show only
+    their tops (wider than tall): fitted to every face, the map stretches the table and parts the
+    run into lone tiles; fitted to the faces lying on the table, it leaves them as they are."""
+    def face(cx, cy, w, h, sideways=False):
+        """TL, TR, BR, BL of the upright face (sideways: its top to the left)."""
+        x, y = (h / 2, w / 2) if sideways else (w / 2, h / 2)
+        corners = [[-x, y], [-x, -y], [x, -y], [x, y]] if sideways else [[-x, -y], [x, -y], [x, y], [-x, y]]
+        return [[cx + dx, cy + dy] for dx, dy in corners]
+
+    run = [face(300, 100 + 47 * k, 45, 60, sideways=True) for k in range(6)]
+    racks = [face(500 + 50 * k, 600 + 45 * r, 48, 34) for r in range(2) for k in range(14)]
+    quads, lying = np.array(run + racks, float), np.arange(6)
+    assert len(group_lines(from_above(quads)[lying])) == 6
+    assert np.allclose(from_above(quads, lying)[lying], quads[lying])
+    assert [sorted(line) for line in group_lines(from_above(quads, lying)[lying])] == [list(range(6))]
 
 
 def test_a_perspective_is_undone_no_more_than_the_photo_can_bear():

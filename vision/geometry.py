@@ -269,11 +269,16 @@ def squash(t: np.ndarray) -> float:
     return float(s.max() / s.min())
 
 
-def from_above(quads: np.ndarray) -> np.ndarray:
+def from_above(quads: np.ndarray, lying: np.ndarray | None = None) -> np.ndarray:
     """The quads as the table would show them seen from straight above (up to scale and turn), about
-    their centre (:func:`flattening`); photos from above are left as they are."""
+    their centre (:func:`flattening`); photos from above are left as they are.
+
+    ``lying`` (indices; default all) are the faces the map is fitted to: a
+    face standing on a rack shows only its top above the ledge, wider than
+    tall whatever the camera, and would pass for a table seen slanted.
+    """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    t = flattening(q)
+    t = flattening(q if lying is None else q[np.asarray(lying, dtype=np.int64)])
     if t is None:
         return q
     centre = q.reshape(-1, 2).mean(axis=0)
@@ -596,14 +601,15 @@ def _reading_order(sets: list[list[int]], f: TileFrame) -> list[list[int]]:
 
 
 def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
-                image: np.ndarray | None = None, flat: np.ndarray | None = None,
-                in_sets: Callable[[list[int]], int] | None = None) -> list[Group]:
-    """Rack rows (left to right), then table sets in reading order.
+                image: np.ndarray | None = None,
+                in_sets: Callable[[list[int]], int] | None = None) -> tuple[list[Group], np.ndarray]:
+    """(Rack rows (left to right), then table sets in reading order; every quad seen from above).
 
     Racks are told from the table by the photo and, with ``in_sets``, by rows
     of tiles that are in no set (``vision.racks.rack_rows``); without the
-    photo every line is a table set.  Table lines are found on ``flat``, the
-    quads seen from above (:func:`from_above`; computed when not given).
+    photo every line is a table set.  Table lines are found on the quads seen
+    from above (:func:`from_above`, fitted to the faces not on a rack), which
+    are returned for what is measured on the table after.
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     racks: list[list[int]] = []
@@ -613,9 +619,9 @@ def find_groups(quads: np.ndarray, options: GeometryOptions | None = None,
         racks = rack_rows(q, image, in_sets)
     on_rack = {t for row in racks for t in row}
     rest = np.array([i for i in range(len(q)) if i not in on_rack], dtype=np.int64)
-    flat = from_above(q) if flat is None else flat
+    flat = from_above(q, rest)
     lines = [[int(rest[k]) for k in line] for line in group_lines(flat[rest], options)] if len(rest) else []
-    return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines]
+    return [Group(RACK, row) for row in racks] + [Group(TABLE, line) for line in lines], flat
 
 
 __all__ = ["TABLE", "RACK", "Components", "Group", "find_groups", "flattening", "from_above", "squashed_table", "squash", "tilting", "projected", "scaled_about_centres", "table_view", "GeometryOptions", "TileFrame", "tile_frames", "frame_offsets", "link_neighbours", "EndLinks", "group_lines", "order_line", "photo_pairs", "photo_pitch", "PhotoPairs"]

@@ -28,7 +28,7 @@ from vision.box import printed_matter
 from vision.colours import colour_warnings
 from vision.context import laid_in_sets, likeliest_valid, valid_as_laid
 from vision.frame_edge import row_past_edge, runs_past_edge
-from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, from_above, order_line,
+from vision.geometry import (RACK, TABLE, EndLinks, GeometryOptions, Group, find_groups, order_line,
                              tile_frames)
 from vision.scale import out_of_scale
 from vision.types import TileDetections
@@ -205,13 +205,13 @@ class TableReader:
             keep, printed = printed_matter(detections, o.rules.box)
             detections = detections[keep]
         detections = detections[~out_of_scale(detections.quads)]
-        flat = from_above(detections.quads)  # sets are sought as the table lies, not as the camera slants it
         as_read = detections.tiles
 
         def in_sets(row: list[int]) -> int:  # a row mostly in no valid set is a rack's, not the table's
             return laid_in_sets([as_read[t] for t in row], o.rules)
 
-        groups = find_groups(detections.quads, o.geometry, image, flat, in_sets)
+        # sets are sought as the table lies, not as the camera slants it
+        groups, flat = find_groups(detections.quads, o.geometry, image, in_sets)
         in_context = self._in_context(detections, groups)
         groups = self._join(in_context, flat, groups)
         order = np.array([i for g in groups for i in g.tiles], dtype=np.int64)
