@@ -478,6 +478,30 @@ def test_a_lone_row_that_is_a_valid_set_is_a_set_whatever_lies_round_it():
     assert {s.group for s in reading.sets} == {"rack"}
 
 
+@pytest.mark.parametrize("where", ["R6", "R7"])
+def test_a_valid_set_with_a_tile_outlined_as_a_diamond_on_a_dark_band_is_a_set(where):
+    """The diamond lies askew to the row, so the row seen on the band lacks it (R5 R7 R8 is in no
+    set); with it, the row is a valid set laid on a dark patch of cloth, not a rack."""
+    det, image = board_photo(["R5 R6 R7 R8"])
+    k = det.codes.index(where)
+    centre, r = det.quads[k].mean(axis=0), 28.0 / np.sqrt(2)
+    det.quads[k] = centre + np.array([[0, -r], [r, 0], [0, r], [-r, 0]])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    assert [(s.group, s.status, " ".join(codes[i] for i in s.indices)) for s in reading.sets] == [
+        ("table", "valid", "R5 R6 R7 R8")]
+
+
+def test_a_valid_set_on_a_dark_band_with_a_loose_tile_askew_past_its_end_stays_a_set():
+    det, image = board_photo(["R5 R6 R7 K2"])
+    k = det.codes.index("K2")
+    det.quads[k] = turned(det.quads[k], 30.0, det.quads[k].mean(axis=0)) + np.array([8.0, 0.0])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    assert sorted((s.group, s.status, " ".join(codes[i] for i in s.indices)) for s in reading.sets) == [
+        ("table", "invalid", "K2"), ("table", "valid", "R5 R6 R7")]
+
+
 def test_stacked_rows_that_are_all_valid_sets_are_sets_whatever_lies_round_them():
     """A rack whose every row could be laid down as it stands would be a winning hand; sets laid one
     above the other on a dark patch of cloth are far likelier."""

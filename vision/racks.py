@@ -71,8 +71,11 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
         def laid(row: list[int]) -> int:
             return in_sets(_in_order(row, f, q))
 
-        # a rack whose every row could be laid down as the valid sets it shows is sets on the table
-        mixed = [laid(row) < len(row) for row in found]
+        # a rack whose every row could be laid down as the valid sets it shows is sets on the table,
+        # a row taken with its askew tiles or without (a set missing its tile outlined as a diamond is
+        # no set; a loose tile askew beside a set is no part of it)
+        mixed = [laid(row) < len(row) and laid(whole) < len(whole)
+                 for row, whole in zip(found, _with_strays(found, f))]
         found = [row for row, own in zip(found, mixed) if own or any(
             other_mixed and other is not row and _same_rack(row, other, f) for other, other_mixed in zip(found, mixed))]
         # at any angle: the photo may show a rack at the table's side; a row's askew tiles count
