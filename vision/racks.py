@@ -74,7 +74,7 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
         # a rack whose every row could be laid down as the valid sets it shows is sets on the table,
         # a row taken with its askew tiles or without (a set missing its tile outlined as a diamond is
         # no set; a loose tile askew beside a set is no part of it)
-        mixed = [laid(row) < len(row) and laid(whole) < len(whole)
+        mixed = [laid(row) < len(row) and (len(whole) == len(row) or laid(whole) < len(whole))
                  for row, whole in zip(found, _with_strays(found, f))]
         found = [row for row, own in zip(found, mixed) if own or any(
             other_mixed and other is not row and _same_rack(row, other, f) for other, other_mixed in zip(found, mixed))]
