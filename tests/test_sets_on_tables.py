@@ -194,6 +194,25 @@ def test_a_doubtful_tile_makes_an_invalid_set_unsure_not_invalid():
     assert lone.status == "invalid"  # a lone tile is not unsure: no reading of it makes a set
 
 
+@pytest.mark.parametrize("score, shown", [(0.3, ("valid", "R8 R9 R10 R11 R12")), (0.45, ("unsure", "R6 R9 R10 R11 R12"))])
+def test_a_doubtful_tile_at_the_end_of_a_run_is_judged_with_the_run_not_cut_off(score, shown):
+    """An R8 read as R6, doubtfully, before R9 R10 R11 R12: cut off, it would be a loose R6 flagged
+    beside a valid run; judged with the run it is inferred (below the inference threshold) or the
+    run is shown unsure."""
+    tiles = parse_tiles("R6 R9 R10 R11 R12")
+    quads = [[[40 + 48 * k, 100], [85 + 48 * k, 100], [85 + 48 * k, 160], [40 + 48 * k, 160]] for k in range(5)]
+    det = TileDetections(np.array(quads), [t.index for t in tiles], [score, 0.99, 0.99, 0.99, 0.99])
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
+    codes = reading.detections.codes
+    assert [(s.status, " ".join(codes[i] for i in s.indices)) for s in reading.sets] == [shown]
+    # read surely, the R6 is a stray tile beside the run, as laid
+    det = TileDetections(np.array(quads), [t.index for t in tiles], np.full(5, 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
+    codes = reading.detections.codes
+    assert [(s.status, " ".join(codes[i] for i in s.indices)) for s in reading.sets] == [
+        ("invalid", "R6"), ("valid", "R9 R10 R11 R12")]
+
+
 @pytest.mark.parametrize("degrees", [0, 30, 60, 90, 135])
 @pytest.mark.parametrize("seen", [0.6, 0.45])
 def test_careless_sets_photographed_from_a_seat_come_back_whole(degrees, seen):

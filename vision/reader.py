@@ -315,11 +315,14 @@ class TableReader:
         valid set a cut may fall anywhere (what is left over is still shown
         invalid, so no invalid tile is hidden); between two pieces that are
         not valid sets it must fall at a gap clearly wider than the line's usual one.
+        A line whose verdict hangs on a doubtful tile is judged whole, not cut:
+        an O8 read as O6 at 0.23 before O9 O10 O11 O12 is inferred or shown
+        unsure, not cut off as a loose O6 beside a valid run.
         """
         n = len(indices)
         rules = self.options.rules
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in indices]
-        if n < 4 or analyse_set(tiles, rules).valid:
+        if n < 4 or analyse_set(tiles, rules).valid or self._hangs(read, indices, tiles):
             return [indices]
         f = tile_frames(flat[indices])  # gaps as the table shows them from above
         width = float(np.median(f.widths))
@@ -372,10 +375,14 @@ class TableReader:
                 read.inferred[indices[k]] = True
                 tiles[k] = guess
                 return analyse_set(tiles, o.rules), as_read(), TABLE, ()
-        # the verdict hangs on a doubtful tile when another reading of it would make the set valid
-        hangs = tuple(indices[k] for k, i in enumerate(indices)
-                      if read.scores[i] < o.unsure_below and suggest_missing(tiles[:k] + [None] + tiles[k + 1:], o.rules))
-        return verdict, None, TABLE, hangs
+        return verdict, None, TABLE, self._hangs(read, indices, tiles)
+
+    def _hangs(self, read: TileDetections, indices: list[int], tiles: list[Tile]) -> tuple[int, ...]:
+        """The doubtful tiles an invalid line's verdict hangs on: read below ``unsure_below``, and
+        another reading of one of them would make the line valid."""
+        o = self.options
+        return tuple(i for k, i in enumerate(indices) if read.scores[i] < o.unsure_below
+                     and suggest_missing(tiles[:k] + [None] + tiles[k + 1:], o.rules))
 
 
 def _likely(as_read: Tile, candidates: list[Tile], judge) -> Tile | None:
