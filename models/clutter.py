@@ -22,7 +22,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.data import jitter_colors, to_tensor_layout
+from models.data import jitter_colors, mined, to_tensor_layout
 from models.export import export_clutter
 from models.nets import ClutterGate
 from models.train import FAST_LAYOUT, ROOT, Config, Stage, load_data
@@ -44,9 +44,9 @@ def _jitter(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             ).astype(np.float32)
 
 
-def sample(real, synth, mined, rng: np.random.Generator, negative: bool) -> np.ndarray:
+def sample(real, synth, with_negatives, rng: np.random.Generator, negative: bool) -> np.ndarray:
     if negative:
-        photo = mined[int(rng.integers(len(mined)))]
+        photo = with_negatives[int(rng.integers(len(with_negatives)))]
         quad = photo.negatives[int(rng.integers(len(photo.negatives)))]
     else:
         pool = real if real and rng.random() < 0.3 else synth
@@ -61,13 +61,13 @@ def sample(real, synth, mined, rng: np.random.Generator, negative: bool) -> np.n
 
 def train(cfg: Config, steps: int, lr: float) -> ClutterGate:
     real, synth = load_data(cfg)
-    mined = [p for p in synth if len(p.negatives)]
-    if not mined:
+    with_negatives = mined(synth)
+    if not with_negatives:
         raise SystemExit("no mined negatives: give --negatives (made by 'python -m models.negatives')")
     model = ClutterGate().to(memory_format=FAST_LAYOUT)
 
     def batch(rng):
-        crops = [sample(real, synth, mined, rng, k < NEGATIVE) for k in range(BATCH)]
+        crops = [sample(real, synth, with_negatives, rng, k < NEGATIVE) for k in range(BATCH)]
         x = torch.from_numpy(to_tensor_layout(crops)).contiguous(memory_format=FAST_LAYOUT)
         y = torch.tensor([0.0] * NEGATIVE + [1.0] * (BATCH - NEGATIVE))
         return x, y

@@ -43,6 +43,11 @@ class Photo:
     negatives: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
 
 
+def mined(photos: list[Photo]) -> list[Photo]:
+    """The photos with outlines where no tile lies (``Photo.negatives``), in their order."""
+    return [p for p in photos if len(p.negatives)]
+
+
 def load_photos(items: list[LabelledImage], max_side: int, real: bool,
                 negatives: dict[str, np.ndarray] | None = None) -> list[Photo]:
     """``negatives``: image stem -> outlines as fractions of the width and height (models.negatives)."""
@@ -72,12 +77,13 @@ def jitter_colors(image: np.ndarray, rng: np.random.Generator, strength: float =
     over = lighting.overexposed > 0 and rng.random() < lighting.overexposed
     exposure = rng.uniform(1.35, 2.2) if over else rng.uniform(0.6, 1.35)
     contrast = rng.uniform(0.7, 1.3)
+    channels = cv2.mean(image)[:3]
     if over and lighting.pale_ceiling > 0:
-        grey = float(np.dot(cv2.mean(image)[:3], gains)) / 3
+        grey = float(np.dot(channels, gains)) / 3
         exposure = min(exposure, max(1.0, lighting.pale_ceiling / max(grey, 1.0)))
     # white balance, exposure and contrast are one affine map per channel: a lookup table
     slope = gains * exposure
-    mean = float(np.dot(cv2.mean(image)[:3], slope)) / 3
+    mean = float(np.dot(channels, slope)) / 3
     levels = np.arange(256, dtype=np.float32)[:, None] * (slope * contrast) + mean * (1 - contrast)
     img = cv2.LUT(image, np.clip(levels, 0, 255).astype(np.uint8).reshape(256, 1, 3))
     if rng.random() < 0.3:  # a soft lighting gradient

@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from models.data import (
-    REJECT, Lighting, Photo, classifier_sample, detector_sample, load_photos, to_tensor_layout,
+    REJECT, Lighting, Photo, classifier_sample, detector_sample, load_photos, mined, to_tensor_layout,
 )
 from models.negatives import load_negatives
 from models.nets import TileClassifier, TileSegmenter
@@ -131,12 +131,12 @@ def load_data(cfg: Config) -> tuple[list[Photo], list[Photo]]:
     negatives = load_negatives(cfg.negatives) if cfg.negatives else None
     synth = load_photos(synth_items, cfg.max_side, real=False, negatives=negatives)
     if negatives is not None:
-        mined = [p for p in synth if len(p.negatives)]
-        if not mined:
+        with_negatives = mined(synth)
+        if not with_negatives:
             raise SystemExit(f"--negatives {cfg.negatives}: none of its scenes is in {cfg.synthetic_dir} "
                              "(mine them from that folder with 'python -m models.negatives')")
-        print(f"{sum(len(p.negatives) for p in mined)} outlines where no tile lies, in {len(mined)} scenes",
-              flush=True)
+        print(f"{sum(len(p.negatives) for p in with_negatives)} outlines where no tile lies, "
+              f"in {len(with_negatives)} scenes", flush=True)
     print(f"training on {len(real)} real/extra photos ({sum(len(p.quads) for p in real)} tiles) "
           f"and {len(synth)} rendered scenes ({sum(len(p.quads) for p in synth)} tiles)", flush=True)
     return real, synth
@@ -273,11 +273,11 @@ def train_detector(cfg: Config, real, synth) -> TileSegmenter:
 def train_classifier(cfg: Config, real, synth) -> TileClassifier:
     model = TileClassifier(num_classes=REJECT + 1).to(memory_format=FAST_LAYOUT)
     lighting = Lighting(cfg.overexposed, cfg.shaken, cfg.overexposed_ceiling)
-    mined = [p for p in synth if len(p.negatives)] if cfg.negative_share > 0 else []
+    negative = mined(synth) if cfg.negative_share > 0 else []
 
     def sample(rng):
-        if mined and rng.random() < cfg.negative_share:  # never drawn at share 0: the recipe's samples stay
-            return classifier_sample(mined[int(rng.integers(len(mined)))], rng, (cfg.crop_w, cfg.crop_h),
+        if negative and rng.random() < cfg.negative_share:  # never drawn at share 0: the recipe's samples stay
+            return classifier_sample(negative[int(rng.integers(len(negative)))], rng, (cfg.crop_w, cfg.crop_h),
                                      cfg.crop_margin, cfg.reject_rate, lighting, negative=True)
         return classifier_sample(pick(real, synth, cfg, rng), rng, (cfg.crop_w, cfg.crop_h),
                                  cfg.crop_margin, cfg.reject_rate, lighting)

@@ -73,9 +73,10 @@ def context_crop(image: np.ndarray, quad: np.ndarray, size: int, context: float)
     centre = quad.mean(axis=0)
     across = (quad[1] - quad[0] + quad[2] - quad[3]) / 2
     down = (quad[3] - quad[0] + quad[2] - quad[1]) / 2
-    half = max(float(np.linalg.norm(across)), float(np.linalg.norm(down)), 1.0) * context / 2
-    x = across / max(float(np.linalg.norm(across)), 1e-6) * half
-    y = down / max(float(np.linalg.norm(down)), 1e-6) * half
+    wide, tall = float(np.linalg.norm(across)), float(np.linalg.norm(down))
+    half = max(wide, tall, 1.0) * context / 2
+    x = across / max(wide, 1e-6) * half
+    y = down / max(tall, 1e-6) * half
     src = np.float32([centre - x - y, centre + x - y, centre - x + y])
     dst = np.float32([[0, 0], [size, 0], [0, size]])
     flags = cv2.INTER_AREA if 2 * half > size else cv2.INTER_LINEAR
