@@ -85,3 +85,9 @@ def test_tiles_laid_in_sets_counts_the_best_cut_of_a_row():
     assert laid_in_sets(parse_tiles("R1 R2 R3 K9 O4 B5 B6"), RULES) == 3
     assert laid_in_sets(parse_tiles("R1 K5 B9 J O13 O2"), RULES) == 0
     assert laid_in_sets(parse_tiles("K10 K9 K8"), RULES) == 3  # a run laid descending is laid in order
+
+
+def test_a_runner_up_at_a_twelfth_of_the_reading_is_still_weighed():
+    # a K6 at the end of K7 K8 K9 read as K4 (0.85), K6 at 0.07 of that: the run is the better guess
+    probs, read = line({"K4": 0.85, "K6": 0.07}, {"K7": 0.97}, {"K8": 0.96}, {"K9": 0.98})
+    assert codes(likeliest_valid(probs, read, RULES)) == ["K6", "K7", "K8", "K9"]

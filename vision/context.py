@@ -19,7 +19,7 @@ from rules.sets import SetVerdict, analyse_set
 from rules.tiles import ALL_FACES, NUMBERS, Tile
 
 LONGEST = len(NUMBERS)  # no set has more tiles than a run 1-13: a longer line is never read as one
-ALTERNATIVE = 0.1  # another reading is weighed when at least this likely beside the tile's own reading
+ALTERNATIVE = 0.07  # another reading is weighed when at least this likely beside the tile's own reading (docs/vision.md)
 CHOICES = 3  # at most this many other readings of one tile are weighed
 CHANGES = 2  # at most this many tiles of one line are read otherwise
 DOUBT = 0.5  # a tile read less surely than this may be any number of its colour (weighed as ALTERNATIVE)
