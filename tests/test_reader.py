@@ -313,6 +313,36 @@ def test_a_nearly_square_rack_tile_outline_given_sideways_is_read_upright():
     assert float(read_top @ (upright[1] - upright[0])) > 0  # the top edge read runs along the tile's top
 
 
+def _diamond_in(face: np.ndarray) -> np.ndarray:
+    """An outline drawn inside a face as a diamond: a square turned 45 degrees, corners on its long axis."""
+    from vision.crops import order_upright
+
+    centre, width = face.mean(axis=0), float(np.linalg.norm(face[1] - face[0]))
+    along, up = (face[1] - face[0]) / width, (face[0] - face[3]) / np.linalg.norm(face[0] - face[3])
+    return order_upright(np.array([centre + up * width / 2, centre + along * width / 2,
+                                   centre - up * width / 2, centre - along * width / 2], np.float32))
+
+
+@pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
+@pytest.mark.parametrize("code", ["K7", "O3", "K12"])
+def test_an_outline_drawn_as_a_diamond_inside_a_face_is_read_laid_as_its_neighbours(code):
+    """Cut along the diamond, a K7 reads K1 and an O3 reads O7; a K12 is cut to its middle and read as no tile."""
+    from vision.model import TileModel
+
+    entry = _samples()["valid_table.jpg"]
+    image = load_image(ROOT / "sample_images" / "valid_table.jpg")
+    k = entry["tiles"].index(code)
+    faces = np.array(entry["quads"], np.float32)
+    quads = faces.copy()
+    quads[k] = _diamond_in(faces[k])
+    model = TileModel.load(None, profile=None)
+    read, probs, _ = model.classify_outlines(image, quads)
+    assert Tile.from_index(int(probs[k].argmax())).code == code
+    top, first = read[k][1] - read[k][0], faces[k][1] - faces[k][0]
+    assert abs(float(top @ first)) / (np.linalg.norm(top) * np.linalg.norm(first)) > np.cos(np.deg2rad(5))
+    assert np.linalg.norm(read[k].mean(axis=0) - faces[k].mean(axis=0)) < 0.1 * np.linalg.norm(first)
+
+
 @pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
 def test_a_square_outline_read_surely_upright_is_not_read_again_turned():
     """The quarter-turn look is for doubtful square outlines only: a sure reading is not paid for twice."""

@@ -20,7 +20,7 @@ from vision.crops import context_crop, order_upright, turn_upright, warp_crop
 from vision.geometry import FACE_ASPECT, projected, squashed_table, table_view
 from vision.profile import ProfileError, TileProfile, classifier_id, default_profile, softmax
 from vision.racks import rack_rows
-from vision.recover import beside_places, in_holes, uncovered_places, wide_outlines
+from vision.recover import beside_places, in_holes, quads_along, uncovered_places, wide_outlines
 from vision.types import TileDetections
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -42,6 +42,8 @@ OBLONG = 2.0
 TURNED_MARGIN = 0.2  # ...read turned a quarter only when that reading is this much surer
 LOW_CAMERA = 0.5  # when this share of the faces tried turned (two or more) read better so, the photo was taken from low
 ODD_MARGIN = 0.2  # a square outline across all its neighbours is read turned unless that is this much less sure
+DIAMOND_OFF = (20.0, 70.0)  # degrees between an outline's axes and those of every tile beside it: drawn as a diamond
+DIAMOND_SURE = 0.95  # ...read again laid as its neighbour lies: where it first read as no tile, kept when read a tile this surely
 # ...and is read turned a quarter only when its first reading is less sure than this (face confidence
 # times how sure it is which way is up): on training photos and rendered racks no turned reading that
 # changed a code had a first reading above 0.93, while most upright tiles read above it
@@ -370,6 +372,8 @@ class TileModel:
         then the whole photo was taken from low, and every oblong outline keeps
         whichever of its two readings is surer.  A nearly square outline that
         comes out a quarter turn from every tile beside it is read turned too.
+        An outline lying about 45 degrees off every tile beside it (``_diamonds``)
+        is read again laid as its nearest neighbour lies, and keeps the surer reading.
         """
         probs, upside_down = self.classify(image, quads)
         quads = quads.copy()
@@ -412,6 +416,17 @@ class TileModel:
         if len(odd):
             reading = turned(odd)
             keep(odd, reading, reading[3] > sure(probs[odd], upside_down[odd]) - ODD_MARGIN)
+        # an outline about 45 degrees off every tile beside it was drawn inside a face, not round it:
+        # its crop cuts the numeral's ends off (a 7 reads as 1); read again laid as its neighbour lies
+        tile = probs.argmax(axis=1) != self.reject
+        askew, laid = _diamonds(quads, tile)
+        if len(askew):
+            p, u = self.classify(image, laid)
+            reading = (laid, p, u)
+            # one first read as no tile (a two-digit face cut to its middle) is a tile only when read surely so
+            keep(askew, reading, (p.argmax(axis=1) != self.reject) & np.where(
+                tile[askew], sure(p, u) > sure(probs[askew], upside_down[askew]),
+                p[:, :-1].max(axis=1) >= DIAMOND_SURE))
         return quads, probs, upside_down
 
     def _read_outlines(self, image: np.ndarray, quads: np.ndarray, det_scores: np.ndarray) -> TileDetections:
@@ -611,6 +626,30 @@ def _odd_turns(quads: np.ndarray, ratio: np.ndarray, tile: np.ndarray) -> np.nda
     cross = np.abs(up @ up.T) < 0.5  # more than 60 degrees apart
     odd = (ratio < SQUARE) & tile & near.any(axis=1) & ~(near & ~cross).any(axis=1)
     return np.nonzero(odd)[0]
+
+
+def _diamonds(quads: np.ndarray, tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(outlines whose axes lie DIAMOND_OFF[0]-[1] degrees from those of every tile within 1.6 tile
+    sizes of them, each one's quad laid as the nearest of those lies: its size and axes about the
+    outline's centre).  Tiles side by side mostly face one way, and an outline inscribed in a face
+    as a diamond is centred on it."""
+    if len(quads) < 2:
+        return np.zeros(0, np.int64), np.zeros((0, 4, 2), np.float32)
+    centres = quads.mean(axis=1)
+    up = (quads[:, 0] - quads[:, 3]) + (quads[:, 1] - quads[:, 2])
+    up /= np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    sides = _outline_sides(quads)
+    size = np.sqrt(sides[:, 0] * sides[:, 1])
+    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    near = (dist < 1.6 * np.maximum(size[:, None], size[None])) & tile[None] & ~np.eye(len(quads), dtype=bool)
+    cos = np.abs(up @ up.T)
+    off = (cos < np.cos(np.deg2rad(DIAMOND_OFF[0]))) & (cos > np.cos(np.deg2rad(DIAMOND_OFF[1])))
+    askew = np.nonzero(near.any(axis=1) & ~(near & ~off).any(axis=1))[0]
+    laid = []
+    for i in askew:
+        j = int(np.argmin(np.where(near[i], dist[i], np.inf)))
+        laid += quads_along(centres[i], quads[j, 1] - quads[j, 0], 1, 0.0, *sides[j])
+    return askew, np.array(laid, np.float32).reshape(-1, 4, 2)
 
 
 def _area_median(values: np.ndarray, quads: np.ndarray) -> float:

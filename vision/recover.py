@@ -43,7 +43,7 @@ def _frame_near(frames, point: np.ndarray) -> int:
     return int(np.argmin(np.linalg.norm(frames.centers - point, axis=1)))
 
 
-def _quads_along(centre: np.ndarray, axis: np.ndarray, n: int, step: float, width: float,
+def quads_along(centre: np.ndarray, axis: np.ndarray, n: int, step: float, width: float,
                  height: float) -> list[np.ndarray]:
     """``n`` tiles of ``width`` x ``height`` side by side along ``axis``, ``step`` apart, about ``centre``."""
     axis = axis / max(float(np.linalg.norm(axis)), 1e-9)
@@ -104,10 +104,10 @@ def uncovered_places(face: np.ndarray, scale: float, quads: np.ndarray) -> list[
             if long_side > 1.6 * h:
                 continue  # tiles stacked top to bottom are no set; a region this tall is not one tile
             axis = f.x_axes[near] if long_side < 1.15 * short_side else np.array([-long_axis[1], long_axis[0]])
-            places += _quads_along(centre, axis, 1, w, w, h)
+            places += quads_along(centre, axis, 1, w, w, h)
         elif long_side <= MAX_RUN * 1.1 * w:  # tiles side by side along the region
             n = max(1, round(long_side / w))
-            places += _quads_along(centre, long_axis, n, long_side / n, w, h)
+            places += quads_along(centre, long_axis, n, long_side / n, w, h)
     if not places:
         return []
     clear = _clear_of(np.array([p.mean(axis=0) for p in places]), f)
@@ -142,7 +142,7 @@ def beside_places(face: np.ndarray, scale: float, quads: np.ndarray, shape: tupl
         if any(np.linalg.norm(centres[k] - c) < APART * widths[k] for c in taken):
             continue  # the same place seen from the tiles on both its sides, or already looked at
         taken.append(centres[k])
-        places += _quads_along(centres[k], x_axes[k], 1, widths[k], widths[k], heights[k])
+        places += quads_along(centres[k], x_axes[k], 1, widths[k], widths[k], heights[k])
     return places
 
 
@@ -181,7 +181,7 @@ def wide_outlines(quads: np.ndarray) -> tuple[list[int], list[np.ndarray]]:
         theta = np.deg2rad(angle if rw >= rh else angle + 90)
         axis = np.array([np.cos(theta), np.sin(theta)])
         wide.append(i)
-        halves += _quads_along(np.array([cx, cy]), axis, 2, long_side / 2, long_side / 2, max(short_side, 0.9 * h))
+        halves += quads_along(np.array([cx, cy]), axis, 2, long_side / 2, long_side / 2, max(short_side, 0.9 * h))
     return wide, halves
 
 
@@ -223,9 +223,9 @@ def in_holes(quads: np.ndarray, found: np.ndarray) -> tuple[list[int], np.ndarra
         a, b = pair
         sign = 1.0 if float(f.x_axes[a] @ f.x_axes[b]) >= 0 else -1.0  # b's axis the way a's points
         out.append(k)
-        laid += _quads_along((f.centers[a] + f.centers[b]) / 2, f.x_axes[a] + sign * f.x_axes[b], 1, 0.0,
+        laid += quads_along((f.centers[a] + f.centers[b]) / 2, f.x_axes[a] + sign * f.x_axes[b], 1, 0.0,
                              (f.widths[a] + f.widths[b]) / 2, (f.heights[a] + f.heights[b]) / 2)
     return out, np.array(laid, np.float32).reshape(-1, 4, 2)
 
 
-__all__ = ["beside_places", "in_holes", "uncovered_places", "wide_outlines"]
+__all__ = ["beside_places", "in_holes", "quads_along", "uncovered_places", "wide_outlines"]
