@@ -42,12 +42,12 @@ OBLONG = 2.0
 TURNED_MARGIN = 0.2  # ...read turned a quarter only when that reading is this much surer
 LOW_CAMERA = 0.5  # when this share of the faces tried turned (two or more) read better so, the photo was taken from low
 ODD_MARGIN = 0.2  # a square outline across all its neighbours is read turned unless that is this much less sure
-DIAMOND_OFF = (20.0, 70.0)  # degrees between an outline's axes and those of every tile beside it: drawn as a diamond
-DIAMOND_SURE = 0.95  # ...read again laid as its neighbour lies: where it first read as no tile, kept when read a tile this surely
 # ...and is read turned a quarter only when its first reading is less sure than this (face confidence
 # times how sure it is which way is up): on training photos and rendered racks no turned reading that
 # changed a code had a first reading above 0.93, while most upright tiles read above it
 SURE_UPRIGHT = 0.95
+DIAMOND_OFF = (20.0, 70.0)  # degrees between an outline's axes and those of every tile beside it: drawn as a diamond
+DIAMOND_SURE = 0.95  # ...read again laid as its neighbour lies: where it first read as no tile, kept when read a tile this surely
 RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classifier reads one this surely
 HOLE_OUTLINE = 0.7  # an outline turned down by the classifier fills a hole in a line when outlined this surely...
 HOLE_REJECT = 0.9  # ...and the classifier's "no tile" is less sure than this

@@ -44,7 +44,7 @@ def _frame_near(frames, point: np.ndarray) -> int:
 
 
 def quads_along(centre: np.ndarray, axis: np.ndarray, n: int, step: float, width: float,
-                 height: float) -> list[np.ndarray]:
+                height: float) -> list[np.ndarray]:
     """``n`` tiles of ``width`` x ``height`` side by side along ``axis``, ``step`` apart, about ``centre``."""
     axis = axis / max(float(np.linalg.norm(axis)), 1e-9)
     up = np.array([-axis[1], axis[0]])
@@ -224,7 +224,7 @@ def in_holes(quads: np.ndarray, found: np.ndarray) -> tuple[list[int], np.ndarra
         sign = 1.0 if float(f.x_axes[a] @ f.x_axes[b]) >= 0 else -1.0  # b's axis the way a's points
         out.append(k)
         laid += quads_along((f.centers[a] + f.centers[b]) / 2, f.x_axes[a] + sign * f.x_axes[b], 1, 0.0,
-                             (f.widths[a] + f.widths[b]) / 2, (f.heights[a] + f.heights[b]) / 2)
+                            (f.widths[a] + f.widths[b]) / 2, (f.heights[a] + f.heights[b]) / 2)
     return out, np.array(laid, np.float32).reshape(-1, 4, 2)
 
 
