@@ -16,7 +16,7 @@ from rules.tiles import Tile, parse_table
 from vision.annotate import annotate
 from vision.images import load_image
 from vision.reader import ReaderOptions, TableReader
-from vision.types import TileDetections
+from vision.types import TILE_CODES, TileDetections
 
 SABRA = find_variant("sabra")
 
@@ -341,6 +341,30 @@ def test_an_outline_drawn_as_a_diamond_inside_a_face_is_read_laid_as_its_neighbo
     top, first = read[k][1] - read[k][0], faces[k][1] - faces[k][0]
     assert abs(float(top @ first)) / (np.linalg.norm(top) * np.linalg.norm(first)) > np.cos(np.deg2rad(5))
     assert np.linalg.norm(read[k].mean(axis=0) - faces[k].mean(axis=0)) < 0.1 * np.linalg.norm(first)
+
+
+@pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
+@pytest.mark.parametrize("code, misread", [("K3", "K10"), ("R3", "R10"), ("O6", "O10")])
+def test_a_rack_tile_read_sideways_is_read_again_standing_as_its_row_stands(code, misread):
+    """On a rack a 3 or a 6 read a quarter turn off comes out a 10; the row says which way is up."""
+    from vision.model import TileModel
+
+    entry = _samples()["rack.jpg"]
+    image = load_image(ROOT / "sample_images" / "rack.jpg")
+    k = entry["tiles"].index(code)
+    quads = np.array(entry["quads"], np.float32)
+    quads[k] = np.roll(quads[k], 1, axis=0)  # outlined a quarter turn off, read as the 10 that shows
+    ids = np.array([Tile.parse(c).index for c in entry["tiles"]])
+    ids[k] = Tile.parse(misread).index
+    probs = np.zeros((len(ids), TILE_CODES), np.float32)
+    probs[np.arange(len(ids)), ids] = 0.8
+    found = TileDetections(quads, ids, np.full(len(ids), 0.8, np.float32), probs=probs)
+    model = TileModel.load(None, profile=None)
+    read = model._upright_on_racks(image, found)
+    assert read.codes[k] == code
+    assert read.codes[:k] + read.codes[k + 1:] == entry["tiles"][:k] + entry["tiles"][k + 1:]
+    top, first = read.quads[k][1] - read.quads[k][0], np.array(entry["quads"][k])[1] - np.array(entry["quads"][k])[0]
+    assert float(top @ first) > 0.9 * np.linalg.norm(top) * np.linalg.norm(first)  # standing, the right way up
 
 
 @pytest.mark.skipif(not _samples(), reason="sample_images/expected.json not rendered yet")
