@@ -47,7 +47,8 @@ ODD_MARGIN = 0.2  # a square outline across all its neighbours is read turned un
 # changed a code had a first reading above 0.93, while most upright tiles read above it
 SURE_UPRIGHT = 0.95
 DIAMOND_OFF = (20.0, 70.0)  # degrees between an outline's axes and those of every tile beside it: drawn as a diamond
-DIAMOND_SURE = 0.95  # ...read again laid as its neighbour lies: where it first read as no tile, kept when read a tile this surely
+# ...read again laid as its neighbour lies: where it first read as no tile, kept when it reads a tile this surely
+DIAMOND_SURE = 0.95
 RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classifier reads one this surely
 HOLE_OUTLINE = 0.7  # an outline turned down by the classifier fills a hole in a line when outlined this surely...
 HOLE_REJECT = 0.9  # ...and the classifier's "no tile" is less sure than this
@@ -308,7 +309,8 @@ class TileModel:
         laid = np.array(laid, np.float32)
         probs, upside_down = self.classify(image, laid)
         ids = probs[:, :self.reject].argmax(axis=1)
-        better = (probs.argmax(axis=1) != self.reject) & (probs[:, :-1].max(axis=1) > found.probs[odd].max(axis=1) - ODD_MARGIN)
+        first = found.probs[odd].max(axis=1)
+        better = (probs.argmax(axis=1) != self.reject) & (probs[:, :-1].max(axis=1) > first - ODD_MARGIN)
         if not better.any():
             return found
         found = found[np.arange(len(found))]
