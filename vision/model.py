@@ -290,10 +290,8 @@ class TileModel:
         read again standing as they stand, keeping that reading unless it is ODD_MARGIN less sure.
         A rack holds its tiles upright: read sideways, a 3 or a 9 on it comes out a 10."""
         q = found.quads
-        up = (q[:, 0] - q[:, 3]) + (q[:, 1] - q[:, 2])
-        up /= np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
-        size = np.sqrt(np.prod(_outline_sides(q), axis=1))
-        near = np.linalg.norm(q.mean(axis=1)[:, None] - q.mean(axis=1)[None], axis=2) < 1.6 * size[:, None]
+        up, sides, dist = _layout(q)
+        near = dist < 1.6 * np.sqrt(sides[:, 0] * sides[:, 1])[:, None]
         if not (near & (np.abs(up @ up.T) < 0.5)).any():
             return found  # no tile lies across a tile beside it: no rack to look for
         rows = [row for row in rack_rows(q, image) if len(row) >= 3]
@@ -654,12 +652,8 @@ def _odd_turns(quads: np.ndarray, ratio: np.ndarray, tile: np.ndarray) -> np.nda
     that of every tile within 1.6 tile sizes of them: tiles side by side mostly face one way."""
     if len(quads) < 2:
         return np.zeros(0, np.int64)
-    centres = quads.mean(axis=1)
-    up = (quads[:, 0] - quads[:, 3]) + (quads[:, 1] - quads[:, 2])
-    up /= np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
-    size = np.sqrt(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1) * np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1))
-    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-    near = (dist < 1.6 * np.maximum(size[:, None], size[None])) & tile[None] & ~np.eye(len(quads), dtype=bool)
+    up, sides, dist = _layout(quads)
+    near = _tiles_beside(sides, dist, tile)
     cross = np.abs(up @ up.T) < 0.5  # more than 60 degrees apart
     odd = (ratio < SQUARE) & tile & near.any(axis=1) & ~(near & ~cross).any(axis=1)
     return np.nonzero(odd)[0]
@@ -672,21 +666,31 @@ def _diamonds(quads: np.ndarray, tile: np.ndarray) -> tuple[np.ndarray, np.ndarr
     as a diamond is centred on it."""
     if len(quads) < 2:
         return np.zeros(0, np.int64), np.zeros((0, 4, 2), np.float32)
-    centres = quads.mean(axis=1)
-    up = (quads[:, 0] - quads[:, 3]) + (quads[:, 1] - quads[:, 2])
-    up /= np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
-    sides = _outline_sides(quads)
-    size = np.sqrt(sides[:, 0] * sides[:, 1])
-    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-    near = (dist < 1.6 * np.maximum(size[:, None], size[None])) & tile[None] & ~np.eye(len(quads), dtype=bool)
+    up, sides, dist = _layout(quads)
+    near = _tiles_beside(sides, dist, tile)
     cos = np.abs(up @ up.T)
     off = (cos < np.cos(np.deg2rad(DIAMOND_OFF[0]))) & (cos > np.cos(np.deg2rad(DIAMOND_OFF[1])))
     askew = np.nonzero(near.any(axis=1) & ~(near & ~off).any(axis=1))[0]
     laid = []
     for i in askew:
         j = int(np.argmin(np.where(near[i], dist[i], np.inf)))
-        laid += quads_along(centres[i], quads[j, 1] - quads[j, 0], 1, 0.0, *sides[j])
+        laid += quads_along(quads[i].mean(axis=0), quads[j, 1] - quads[j, 0], 1, 0.0, *sides[j])
     return askew, np.array(laid, np.float32).reshape(-1, 4, 2)
+
+
+def _layout(quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(each outline's unit up axis, its top and left edges (``_outline_sides``), the distances
+    between outline centres): what the looks at tiles beside one another measure."""
+    up = (quads[:, 0] - quads[:, 3]) + (quads[:, 1] - quads[:, 2])
+    up /= np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    centres = quads.mean(axis=1)
+    return up, _outline_sides(quads), np.linalg.norm(centres[:, None] - centres[None], axis=2)
+
+
+def _tiles_beside(sides: np.ndarray, dist: np.ndarray, tile: np.ndarray) -> np.ndarray:
+    """near[i, j]: outline j is a tile (``tile``), not i, within 1.6 sizes (the larger of the two) of i."""
+    size = np.sqrt(sides[:, 0] * sides[:, 1])
+    return (dist < 1.6 * np.maximum(size[:, None], size[None])) & tile[None] & ~np.eye(len(dist), dtype=bool)
 
 
 def _area_median(values: np.ndarray, quads: np.ndarray) -> float:
