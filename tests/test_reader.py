@@ -391,3 +391,37 @@ def test_a_square_outline_read_surely_upright_is_not_read_again_turned():
     calls.clear()  # the same outline given sideways reads doubtfully: then it is looked at turned
     model.classify_outlines(image, np.roll(square, 1, axis=0)[None])
     assert calls == [1, 1]
+
+
+def test_an_outline_read_as_no_tile_sideways_is_a_tile_when_read_surely_turned_a_quarter():
+    """A two-digit face read sideways comes out no tile; turned a quarter it is a tile if read surely so."""
+    from vision.model import AGAIN_SURE, TileModel
+
+    model = TileModel.load(None, profile=None)
+    k11, k12 = Tile.parse("K11").index, Tile.parse("K12").index
+    upright = np.array([[100, 100], [130, 100], [130, 140], [100, 140]], np.float32)
+    quads = np.stack([np.roll(upright + [60 * i, 0], 1, axis=0) for i in range(3)])  # all given sideways
+    quads[2] = np.roll(np.array([[220, 100], [250, 100], [250, 160], [220, 160]], np.float32), 1, axis=0)
+    # ...the third twice as tall as wide: a strip, never a face on its side
+
+    def classify(image, given):
+        """Stands in for the network: a sideways crop reads no tile; upright, K11 surely, K12 not."""
+        probs = np.zeros((len(given), TILE_CODES + 1), np.float32)
+        for row, q in zip(probs, given):
+            top = q[1] - q[0]
+            if abs(top[0]) > abs(top[1]):  # upright: the first edge runs across
+                sure = not 150 < q.mean(axis=0)[0] < 200  # the second tile reads doubtfully
+                row[k11 if sure else k12] = AGAIN_SURE + 0.02 if sure else AGAIN_SURE - 0.1
+                row[-1] = 1 - row.max()
+            else:
+                row[-1] = 0.9
+                row[k11] = 0.1
+        return probs, np.zeros(len(given), np.float32)
+
+    model.classify = classify
+    read, probs, _ = model.classify_outlines(np.zeros((300, 400, 3), np.uint8), quads)
+    assert [Tile.from_index(int(p.argmax())).code if p.argmax() < TILE_CODES else "no tile" for p in probs] \
+        == ["K11", "no tile", "no tile"]
+    top = read[0][1] - read[0][0]
+    assert abs(top[0]) > abs(top[1])  # kept turned upright: its top edge runs across
+    assert np.array_equal(read[1:], quads[1:])  # the others keep the outline given

@@ -47,8 +47,9 @@ ODD_MARGIN = 0.2  # a square outline across all its neighbours is read turned un
 # changed a code had a first reading above 0.93, while most upright tiles read above it
 SURE_UPRIGHT = 0.95
 DIAMOND_OFF = (20.0, 70.0)  # degrees between an outline's axes and those of every tile beside it: drawn as a diamond
-# ...read again laid as its neighbour lies: where it first read as no tile, kept when it reads a tile this surely
-DIAMOND_SURE = 0.95
+# an outline first read as no tile and read again (turned a quarter, or laid as its neighbour lies) is a
+# tile only when read again this surely (laid as a neighbour, 0.8 turned two score-sheet digits into tiles)
+AGAIN_SURE = 0.95
 RECOVERED = 0.8  # a place the outlines missed holds a tile only when the classifier reads one this surely
 HOLE_OUTLINE = 0.7  # an outline turned down by the classifier fills a hole in a line when outlined this surely...
 HOLE_REJECT = 0.9  # ...and the classifier's "no tile" is less sure than this
@@ -406,7 +407,8 @@ class TileModel:
         or more) read better turned:
         then the whole photo was taken from low, and every oblong outline keeps
         whichever of its two readings is surer.  A nearly square outline that
-        comes out a quarter turn from every tile beside it is read turned too.
+        comes out a quarter turn from every tile beside it is read turned too, and one read as no tile
+        (a two-digit face read sideways) is that tile when read turned ``AGAIN_SURE`` surely.
         An outline lying about 45 degrees off every tile beside it (``_diamonds``)
         is read again laid as its nearest neighbour lies, and keeps the surer reading.
         """
@@ -429,7 +431,8 @@ class TileModel:
         def keep(idx: np.ndarray, reading: tuple, won: np.ndarray) -> None:
             quads[idx[won]], probs[idx[won]], upside_down[idx[won]] = (x[won] for x in reading[:3])
 
-        # an outline first read as no tile stays so: turned, a bit of table can pass for a tile
+        # an outline first read as no tile is not tried here (turned, a bit of table can pass for a
+        # tile), only below, where the turned reading must be sure
         oblong = (ratio < OBLONG) & (probs.argmax(axis=1) != self.reject)
         tried = np.nonzero(oblong & (first < SURE_UPRIGHT))[0]
         if len(tried):
@@ -445,6 +448,12 @@ class TileModel:
                     again = turned(rest)
                     keep(rest, again, again[3] > first[rest])
             keep(tried, reading, better)
+        # an outline read as no tile may be a two-digit face seen sideways (the crop shows neither
+        # numeral whole): turned a quarter, one read surely as a tile is that tile
+        lost = np.nonzero((ratio < OBLONG) & (probs.argmax(axis=1) == self.reject))[0]
+        if len(lost):
+            reading = turned(lost)
+            keep(lost, reading, reading[1][:, :-1].max(axis=1) >= AGAIN_SURE)
         # a nearly square outline read a quarter turn from every tile beside it (a 3 read sideways as
         # a 10 in a row of upright tiles) keeps its turned reading unless that is much less sure
         odd = _odd_turns(quads, ratio, probs.argmax(axis=1) != self.reject)
@@ -461,7 +470,7 @@ class TileModel:
             # one first read as no tile (a two-digit face cut to its middle) is a tile only when read surely so
             keep(askew, reading, (p.argmax(axis=1) != self.reject) & np.where(
                 tile[askew], sure(p, u) > sure(probs[askew], upside_down[askew]),
-                p[:, :-1].max(axis=1) >= DIAMOND_SURE))
+                p[:, :-1].max(axis=1) >= AGAIN_SURE))
         return quads, probs, upside_down
 
     def _read_outlines(self, image: np.ndarray, quads: np.ndarray, det_scores: np.ndarray) -> TileDetections:
