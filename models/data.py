@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from rules.tiles import ALL_FACES
 from vision.crops import order_upright, rotate_half_turn, shrink_quad, warp_crop
 from vision.datasets import LabelledImage
 
 REJECT = 53  # classifier class for "not a readable tile face"
+JOKER = next(i for i, face in enumerate(ALL_FACES) if face.is_joker)  # the joker's class
 
 
 @dataclass(frozen=True)
@@ -157,10 +159,13 @@ def detector_sample(photo: Photo, rng: np.random.Generator, size: int, base_side
 
 def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[int, int],
                       margin: float, reject_rate: float, lighting: Lighting = Lighting(),
-                      negative: bool = False) -> tuple[np.ndarray, int, int]:
+                      negative: bool = False, sideways: bool = False) -> tuple[np.ndarray, int, int]:
     """One straightened crop with (class, upside_down); class REJECT for non-tiles.
 
     ``negative``: cut it at one of the photo's mined negatives (``Photo.negatives``).
+    ``sideways``: cut it at a tile's outline turned a quarter, as no tile. The reader takes an
+    outline's long side for the face's height, so a foreshortened face comes out sideways, where a
+    3 looks like a 10; taught as no tile, that reading loses to the one turned back upright.
 
     upside_down is -1 (unknown) for photos whose labels do not give the reading
     direction: their tiles are still shown both ways up, but teach no orientation.
@@ -168,6 +173,11 @@ def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[i
     w, h = crop_size
     if negative:
         quad, label = photo.negatives[int(rng.integers(len(photo.negatives)))].copy(), REJECT
+    elif sideways and (photo.class_ids != JOKER).any():
+        # a joker's face (a smiling mask) is still a joker turned a quarter
+        faces = np.nonzero(photo.class_ids != JOKER)[0]
+        quad = np.roll(photo.quads[int(rng.choice(faces))], int(rng.choice([-1, 1])), axis=0)
+        label = REJECT
     elif len(photo.quads) == 0 or rng.random() < reject_rate:
         quad, label = _reject_quad(photo, rng), REJECT
     else:

@@ -79,6 +79,7 @@ class Config:
     reject_rate: float = 0.15
     negatives: str = ""                    # outlines where no tile lies in the rendered scenes (models.negatives)
     negative_share: float = 0.0            # share of the classifier's crops cut at those outlines
+    sideways_share: float = 0.0            # share cut at a tile's outline turned a quarter, taught as no tile
     # harsher photos (models.data.Lighting; 0: as the shipped networks were trained)
     overexposed: float = 0.0
     shaken: float = 0.0
@@ -279,8 +280,10 @@ def train_classifier(cfg: Config, real, synth) -> TileClassifier:
         if negative and rng.random() < cfg.negative_share:  # never drawn at share 0: the recipe's samples stay
             return classifier_sample(negative[int(rng.integers(len(negative)))], rng, (cfg.crop_w, cfg.crop_h),
                                      cfg.crop_margin, cfg.reject_rate, lighting, negative=True)
+        # drawn only at a share above 0, so the recipe's samples stay
+        sideways = cfg.sideways_share > 0 and rng.random() < cfg.sideways_share
         return classifier_sample(pick(real, synth, cfg, rng), rng, (cfg.crop_w, cfg.crop_h),
-                                 cfg.crop_margin, cfg.reject_rate, lighting)
+                                 cfg.crop_margin, cfg.reject_rate, lighting, sideways=sideways)
 
     def batch(rng):
         samples = [sample(rng) for _ in range(cfg.cls_batch)]

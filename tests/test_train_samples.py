@@ -124,3 +124,29 @@ def test_mined_negatives_keep_clear_of_every_face_up_tile():
         [[0, 300], [50, 300], [50, 390], [0, 390]],       # cut by the photo's edge
     ], np.float32)
     assert no_tile_here(outlines, face, (800, 600)).tolist() == [False, False, True, False]
+
+
+def _halves(crop: np.ndarray) -> tuple[float, float]:
+    """How far apart the red and the blue half's middles lie, down and across the crop (px)."""
+    red = np.argwhere((crop[..., 2] > 150) & (crop[..., 0] < 100))
+    blue = np.argwhere((crop[..., 0] > 150) & (crop[..., 2] < 100))
+    down, across = np.abs(red.mean(axis=0) - blue.mean(axis=0))
+    return float(down), float(across)
+
+
+def test_sideways_crops_show_a_tile_turned_a_quarter_as_no_tile_and_only_when_asked(monkeypatch):
+    from models.data import REJECT, classifier_sample
+
+    monkeypatch.setattr(data, "jitter_colors", lambda image, rng, strength=1.0, lighting=None: image)
+    photo = _red_tile_photo()
+    photo.image[245:290, 300:360] = (255, 0, 0)  # the face's lower half blue: which way it stands shows
+    photo.class_ids = np.array([5])
+    for seed in range(20):
+        # not asked for: the tile as it stands (or half a turn off), read as its face
+        crop, label, _ = classifier_sample(photo, np.random.default_rng(seed), (32, 48), 0.08, 0.0)
+        down, across = _halves(crop)
+        assert label == 5 and down > across + 8, f"seed {seed}: upright halves {down:.0f} down, {across:.0f} across"
+        # asked for: the halves lie side by side, and the crop is no tile
+        crop, label, _ = classifier_sample(photo, np.random.default_rng(seed), (32, 48), 0.08, 0.0, sideways=True)
+        down, across = _halves(crop)
+        assert label == REJECT and across > down, f"seed {seed}: sideways halves {down:.0f} down, {across:.0f} across"
