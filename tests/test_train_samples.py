@@ -150,3 +150,9 @@ def test_sideways_crops_show_a_tile_turned_a_quarter_as_no_tile_and_only_when_as
         crop, label, _ = classifier_sample(photo, np.random.default_rng(seed), (32, 48), 0.08, 0.0, sideways=True)
         down, across = _halves(crop)
         assert label == REJECT and across > down, f"seed {seed}: sideways halves {down:.0f} down, {across:.0f} across"
+    # a joker turned a quarter is still a joker: a photo of jokers alone gives none sideways
+    photo.class_ids = np.array([data.JOKER])
+    for seed in range(5):
+        crop, label, _ = classifier_sample(photo, np.random.default_rng(seed), (32, 48), 0.08, 0.0, sideways=True)
+        down, across = _halves(crop)
+        assert label == data.JOKER and down > across + 8, f"seed {seed}: a joker cut sideways"
