@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from rules.tiles import ALL_FACES
+from rules.tiles import JOKER_INDEX
 from vision.crops import order_upright, rotate_half_turn, shrink_quad, warp_crop
 from vision.datasets import LabelledImage
 
 REJECT = 53  # classifier class for "not a readable tile face"
-JOKER = next(i for i, face in enumerate(ALL_FACES) if face.is_joker)  # the joker's class
 
 
 @dataclass(frozen=True)
@@ -173,9 +172,8 @@ def classifier_sample(photo: Photo, rng: np.random.Generator, crop_size: tuple[i
     w, h = crop_size
     if negative:
         quad, label = photo.negatives[int(rng.integers(len(photo.negatives)))].copy(), REJECT
-    elif sideways and (photo.class_ids != JOKER).any():
-        # a joker's face (a smiling mask) is still a joker turned a quarter
-        faces = np.nonzero(photo.class_ids != JOKER)[0]
+    elif sideways and len(faces := np.nonzero(photo.class_ids != JOKER_INDEX)[0]):
+        # a joker's face (a smiling mask) is still a joker turned a quarter: faces are the others
         quad = np.roll(photo.quads[int(rng.choice(faces))], int(rng.choice([-1, 1])), axis=0)
         label = REJECT
     elif len(photo.quads) == 0 or rng.random() < reject_rate:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from models import data
+from rules.tiles import JOKER_INDEX
 from models.data import Photo, detector_sample, jitter_colors
 
 RED = (0, 0, 255)
@@ -151,8 +152,8 @@ def test_sideways_crops_show_a_tile_turned_a_quarter_as_no_tile_and_only_when_as
         down, across = _halves(crop)
         assert label == REJECT and across > down, f"seed {seed}: sideways halves {down:.0f} down, {across:.0f} across"
     # a joker turned a quarter is still a joker: a photo of jokers alone gives none sideways
-    photo.class_ids = np.array([data.JOKER])
+    photo.class_ids = np.array([JOKER_INDEX])
     for seed in range(5):
         crop, label, _ = classifier_sample(photo, np.random.default_rng(seed), (32, 48), 0.08, 0.0, sideways=True)
         down, across = _halves(crop)
-        assert label == data.JOKER and down > across + 8, f"seed {seed}: a joker cut sideways"
+        assert label == JOKER_INDEX and down > across + 8, f"seed {seed}: a joker cut sideways"
