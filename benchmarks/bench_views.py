@@ -17,7 +17,13 @@ it, and read again:
 - ``bright13`` / ``bright15``: overexposed, every pixel times 1.3 plus 20 /
   times 1.5 plus 30, clipped (a flash or a lamp over white tiles: faces that
   touch merge into one white patch);
-- ``shake9``: the phone moved as it took the photo, a 9 px sideways blur.
+- ``shake9``: the phone moved as it took the photo, a 9 px sideways blur;
+- ``turned90`` / ``turned180``: the picture left on its side (a phone that
+  wrote no EXIF turn) or taken from across the table;
+- ``warm`` / ``cool``: a lamp's colour the camera did not balance away
+  (blue x0.7, green x0.95, red x1.15; blue x1.15, red x0.8);
+- ``grain12``: noise of 12 grey levels (a dim room the phone brightened);
+- ``jpeg20``: saved as a JPEG of quality 20.
 
 The corners a warp uncovers are filled with the table's own colour (the
 photo's median away from any tile), so no edge is mistaken for a rack.
@@ -94,6 +100,28 @@ def shaken(pixels: int):
     return view
 
 
+def tinted(gains: tuple[float, float, float]):
+    """Every channel (B, G, R) times its gain: a lamp's colour the camera did not balance away."""
+    def view(image, quads):
+        return np.clip(image.astype(np.float32) * np.float32(gains), 0, 255).astype(np.uint8), quads
+    return view
+
+
+def noisy(sigma: float, seed: int = 0):
+    """Grain of that many grey levels: a dim room the phone brightened."""
+    def view(image, quads):
+        grain = np.random.default_rng(seed).normal(0.0, sigma, image.shape).astype(np.float32)
+        return np.clip(image.astype(np.float32) + grain, 0, 255).astype(np.uint8), quads
+    return view
+
+
+def compressed(quality: int):
+    def view(image, quads):
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return cv2.imdecode(data, cv2.IMREAD_COLOR), quads
+    return view
+
+
 def farther(share: float):
     def view(image, quads):
         h, w = image.shape[:2]
@@ -105,7 +133,9 @@ def farther(share: float):
 VIEWS = {"as_taken": None, "turned20": turned(20), "turned-30": turned(-30), "seat85": seat(0.85),
          "seat75": seat(0.75), "seat60": seat(0.6), "slant15": slant(0.15), "slant25": slant(0.25),
          "far60": farther(0.6), "far45": farther(0.45), "bright13": overexposed(1.3, 20),
-         "bright15": overexposed(1.5, 30), "shake9": shaken(9)}
+         "bright15": overexposed(1.5, 30), "shake9": shaken(9), "turned90": turned(90),
+         "turned180": turned(180), "warm": tinted((0.7, 0.95, 1.15)), "cool": tinted((1.15, 1.0, 0.8)),
+         "grain12": noisy(12), "jpeg20": compressed(20)}
 
 
 def main(argv=None) -> int:
