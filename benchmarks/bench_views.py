@@ -138,23 +138,34 @@ VIEWS = {"as_taken": None, "turned20": turned(20), "turned-30": turned(-30), "se
          "grain12": noisy(12), "jpeg20": compressed(20)}
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def photos_parser(description: str) -> argparse.ArgumentParser:
+    """The arguments every bench of labelled photos takes: the folder, its set labels, the split, the model."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("folder")
     parser.add_argument("--sets", help="folder of set labels (default: sets/ beside images/)")
     split = parser.add_mutually_exclusive_group()
     split.add_argument("--holdout", action="store_true")
     split.add_argument("--train-split", action="store_true")
-    parser.add_argument("--views", default=",".join(VIEWS), help="comma-separated, of: " + ", ".join(VIEWS))
     parser.add_argument("--model", default=None)
+    return parser
+
+
+def labelled_photos(args: argparse.Namespace) -> list[LabelledImage]:
+    """The photos of ``args.folder`` (in the split asked for) that have set labels."""
+    items = load_folder(args.folder, sets=args.sets)
+    if args.holdout or args.train_split:
+        items = split_holdout(items)[1 if args.holdout else 0]
+    return [item for item in items if item.groups is not None]
+
+
+def main(argv=None) -> int:
+    parser = photos_parser(__doc__.splitlines()[0])
+    parser.add_argument("--views", default=",".join(VIEWS), help="comma-separated, of: " + ", ".join(VIEWS))
     args = parser.parse_args(argv)
     unknown = [v for v in args.views.split(",") if v not in VIEWS]
     if unknown:
         parser.error(f"unknown view(s): {', '.join(unknown)}")
-    items = load_folder(args.folder, sets=args.sets)
-    if args.holdout or args.train_split:
-        items = split_holdout(items)[1 if args.holdout else 0]
-    items = [item for item in items if item.groups is not None]
+    items = labelled_photos(args)
     reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")))
     print(f"{len(items)} photos with set labels")
     print(f"{'view':10s} {'F1':>6s} {'sets exact':>12s} {'false alarms':>13s} {'rack rows':>10s} {'totals':>7s}")
