@@ -2,7 +2,8 @@
 
 Used by training, by ``rummikub-companion eval`` and by the tests. Box labels
 (``cls cx cy w h``) and polygon labels (``cls x1 y1 x2 y2 ...``) are both read;
-every label becomes a 4-corner quad in pixels.
+every label becomes a 4-corner quad in pixels. A malformed label line is an
+error naming the file and line, as a wrong sets file is.
 
 Set labels (which tiles the players laid together) live in a sets folder of
 one text file per image stem, beside the YOLO folder (``<split>/sets/``) or
@@ -31,7 +32,7 @@ from vision.images import ImageError, load_image, load_image_size
 
 log = logging.getLogger(__name__)
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".avif", ".heic", ".heif"}  # an undecodable HEIC: named
 _COLOR_WORDS = {"black": "K", "blue": "B", "teal": "B", "orange": "O", "yellow": "O", "gold": "O", "red": "R"}
 _JOKER = re.compile(r"joker|jolly|j[ _\-]?[12]?")  # "red_joker", "Joker", "j1", "J 2"
 _WORD_NUMBER = re.compile(r"([a-z]+)[ _\-]?(\d{1,2})|(\d{1,2})[ _\-]?([a-z]+)")  # red_5, Blue-10, 5_red, 10 Black
@@ -179,6 +180,32 @@ def read_groups(path: Path, line_to_tile: dict[int, int]) -> list[GroupLabel]:
     return groups
 
 
+def read_label_line(line: str, path: Path, n: int, classes: int) -> tuple[int, np.ndarray] | None:
+    """(class, values) of one YOLO label line, None for a blank one.
+
+    ValueError naming the file and line (1-based) for anything else that is
+    not a class of data.yaml and a box or polygon: skipping it would shift or
+    drop a tile, and the sets files count label lines.
+    """
+    parts = line.split()
+    if not parts:
+        return None
+    try:
+        cls = int(parts[0])
+        values = np.array([float(v) for v in parts[1:]], dtype=np.float32)
+    except ValueError:
+        raise ValueError(f"{path}:{n}: not a YOLO label (a class, then 4 box numbers or x y pairs): "
+                         f"{line.strip()!r}") from None
+    if not 0 <= cls < classes:
+        raise ValueError(f"{path}:{n}: class {cls} is not one of data.yaml's {classes} names")
+    if len(values) != 4 and (len(values) < 6 or len(values) % 2):
+        raise ValueError(f"{path}:{n}: {len(values)} numbers after the class: a box has 4, a polygon "
+                         "3 or more x y pairs")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{path}:{n}: a coordinate is not a number: {line.strip()!r}")
+    return cls, values
+
+
 def load_folder(root: str | Path, sets: str | Path | None = None) -> list[LabelledImage]:
     """Every labelled image under a YOLO-format folder, with labels in pixels.
 
@@ -210,20 +237,17 @@ def load_folder(root: str | Path, sets: str | Path | None = None) -> list[Labell
             quads, ids, line_to_tile = [], [], {}
             if label_path.exists():
                 for number, line in enumerate(label_path.read_text().splitlines()):
-                    parts = line.split()
-                    if len(parts) < 5:
-                        continue
-                    cls = int(parts[0])
-                    tile = index_of[cls] if 0 <= cls < len(index_of) else None
+                    label = read_label_line(line, label_path, number + 1, len(index_of))
+                    tile = index_of[label[0]] if label else None
                     if tile is None:
                         continue
-                    values = np.array([float(v) for v in parts[1:]], dtype=np.float32)
+                    values = label[1]
                     if len(values) == 4:  # box: cx cy w h
                         cx, cy, bw, bh = values
                         pts = np.array([[cx - bw / 2, cy - bh / 2], [cx + bw / 2, cy - bh / 2],
                                         [cx + bw / 2, cy + bh / 2], [cx - bw / 2, cy + bh / 2]])
                     else:
-                        pts = values[: len(values) // 2 * 2].reshape(-1, 2)
+                        pts = values.reshape(-1, 2)
                     pts = pts * np.array([w, h], dtype=np.float32)
                     line_to_tile[number] = len(quads)
                     quads.append(_polygon_to_quad(pts))

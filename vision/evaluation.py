@@ -32,6 +32,7 @@ scored as players see them, through the tile matching:
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 
@@ -43,6 +44,9 @@ from rules.scoring import rack_value
 from rules.sets import analyse_set
 from rules.tiles import JOKER_INDEX, Tile
 from vision.datasets import LabelledImage
+from vision.images import ImageError
+
+log = logging.getLogger(__name__)
 
 NONE = JOKER_INDEX + 1  # row/column of the confusion matrix for "no tile" (extra or missed)
 
@@ -247,6 +251,11 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 1.0
 
 
+def _rate(a: float, b: float) -> float | None:
+    """a / b for the JSON, None when there is nothing to count (0 / 0 is no score, not a perfect one)."""
+    return round(a / b, 4) if b else None
+
+
 @dataclass
 class Evaluation:
     """Scores over a list of photos."""
@@ -324,9 +333,9 @@ class Evaluation:
         g = self.groups
         return {
             "set_photos": self.set_photos,
-            "sets": g.sets, "sets_exact": g.sets_exact, "sets_exact_rate": round(_ratio(g.sets_exact, g.sets), 4),
+            "sets": g.sets, "sets_exact": g.sets_exact, "sets_exact_rate": _rate(g.sets_exact, g.sets),
             "valid_sets": g.valid_sets, "false_alarms": g.false_alarms,
-            "false_alarm_rate": round(g.false_alarms / g.valid_sets, 4) if g.valid_sets else 0.0,
+            "false_alarm_rate": _rate(g.false_alarms, g.valid_sets),
             "unsure": g.unsure, "invalid_sets": g.invalid_sets, "misses": g.misses,
             "invalid_unsure": g.invalid_unsure,
             "rack_rows": g.rack_rows, "rack_rows_exact": g.rack_rows_exact,
@@ -384,10 +393,18 @@ def score_reading(reading, item: LabelledImage, rules: RuleOptions, ms: float = 
 
 
 def evaluate(reader, items: list[LabelledImage], iou: float = 0.5, progress=None) -> Evaluation:
-    """Score ``reader`` (anything with ``read(image) -> TableReading``) on labelled photos."""
+    """Score ``reader`` (anything with ``read(image) -> TableReading``) on labelled photos.
+
+    A photo that cannot be decoded (a truncated or corrupt file, which its
+    header alone does not show when the folder is loaded) is left out with a
+    warning naming it, as ``load_folder`` leaves out one it cannot read.
+    """
     photos = []
     for k, item in enumerate(items):
-        photos.append(score_photo(reader, item, iou))
+        try:
+            photos.append(score_photo(reader, item, iou))
+        except ImageError as exc:
+            log.warning("skipped %s", exc)  # the message names the file and what is wrong
         if progress:
             progress(k + 1, len(items))
     return Evaluation(photos, iou)
@@ -418,8 +435,9 @@ def format_set_table(rows: list[tuple[str, Evaluation]]) -> str:
         g = e.groups
         name = name if len(name) <= 32 else "..." + name[-29:]
         rate = f"{g.false_alarms}/{g.valid_sets}" + (f" {g.false_alarms / g.valid_sets:.1%}" if g.valid_sets else "")
+        exact = f"{g.sets_exact}" + (f" {g.sets_exact / g.sets:.1%}" if g.sets else "")
         lines.append(
-            f"{name:<32} {e.set_photos:>6} {g.sets:>5} {f'{g.sets_exact} {_ratio(g.sets_exact, g.sets):.1%}':>12} "
+            f"{name:<32} {e.set_photos:>6} {g.sets:>5} {exact:>12} "
             f"{g.valid_sets:>5} {rate:>14} {g.unsure:>6} {f'{g.misses}/{g.invalid_sets}':>8} "
             f"{f'{g.rack_rows_exact}/{g.rack_rows}':>10} {f'{g.rack_totals_right}/{g.rack_photos}':>11} "
             f"{f'{g.rack_totals_warned} ({g.rack_totals_warned_right} ok)':>10} {f'{g.loose_right}/{g.loose}':>9} "

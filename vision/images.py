@@ -7,7 +7,8 @@ needs, and a corrupt file must be reported by name.  So the size is read from
 the header (Pillow, which decodes nothing for this) and checked before any
 decoding; JPEGs are decoded reduced by libjpeg when a smaller picture is
 asked for; the EXIF orientation is applied; every failure is an
-:class:`ImageError` that names the file and says what is wrong.
+:class:`ImageError` that names the file and says what is wrong (what libjpeg
+and libpng print about a damaged file is caught and reworded with its name).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError, features
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,11 @@ MAX_FILE_BYTES = 80 * 1024 * 1024
 
 _FORMATS = ("JPEG", "PNG", "BMP", "TIFF", "WEBP", "GIF", "PPM")
 """Picture formats accepted: those OpenCV decodes that a camera or phone writes."""
+
+_PILLOW_FORMATS = ("AVIF", "HEIF")
+"""Phone formats OpenCV does not decode: accepted, and decoded by Pillow, where its decoder is installed."""
+
+_HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"hevm", b"hevs", b"mif1", b"msf1"}
 
 _REDUCED = ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4), (2, cv2.IMREAD_REDUCED_COLOR_2))
 
@@ -56,21 +62,62 @@ class ImageError(ValueError):
     """A picture that cannot be used; the message starts with the file's name."""
 
 
+def _pillow_decodes(fmt: str) -> bool:
+    """Whether this Pillow decodes ``fmt``: AVIF from Pillow 11.2 (with libavif), HEIF once pillow-heif is registered."""
+    Image.init()
+    if fmt == "AVIF":
+        try:
+            return features.check_module("avif")
+        except ValueError:  # a Pillow older than 11.2: only a plugin (pillow-avif-plugin) registers AVIF
+            return "AVIF" in Image.OPEN
+    return fmt in Image.OPEN
+
+
+def _formats() -> tuple[str, ...]:
+    return _FORMATS + tuple(f for f in _PILLOW_FORMATS if _pillow_decodes(f))
+
+
+def _iso_picture(data: bytes) -> str | None:
+    """"AVIF" or "HEIC/HEIF" for a picture in an ISO media box ("ftyp" and a brand at bytes 4-12), else None."""
+    if data[4:8] != b"ftyp":
+        return None
+    brands = [data[k:k + 4] for k in range(8, min(int.from_bytes(data[:4], "big"), len(data), 64), 4)]
+    if data[8:12] in (b"avif", b"avis") or (data[8:12] in (b"mif1", b"msf1") and b"avif" in brands):
+        return "AVIF"
+    return "HEIC/HEIF" if data[8:12] in _HEIF_BRANDS else None
+
+
+def _orientation(img: Image.Image) -> int:
+    """The EXIF orientation, read without decoding pixels.
+
+    A PNG's eXIf chunk is read, as browsers and viewers apply it, when it
+    comes before the pixel data (where Pillow and most writers put it): for
+    one after them Pillow's ``getexif`` would decode the whole picture, before
+    its size is checked, so that one is not read.
+    """
+    if img.format not in ("JPEG", "TIFF", "WEBP", "AVIF", "HEIF") and not (img.format == "PNG" and "exif" in img.info):
+        return 1
+    return int(img.getexif().get(0x0112, 1) or 1)
+
+
 def _header(data: bytes, name: str) -> tuple[int, int, str, int]:
     """(width, height, format, EXIF orientation) from the header alone."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data), formats=_FORMATS) as img:
+            with Image.open(io.BytesIO(data), formats=_formats()) as img:
                 width, height = img.size
-                orientation = int(img.getexif().get(0x0112, 1) or 1) if img.format in ("JPEG", "TIFF", "WEBP") else 1  # PNG keeps EXIF after the pixels
-                return width, height, img.format or "", orientation
+                return width, height, img.format or "", _orientation(img)
     except Image.DecompressionBombError as exc:  # Pillow's own guard trips past ~179 MP, far above ours
         found = re.search(r"\((\d+) pixels\)", str(exc))  # Pillow names the pixel count, not the sides
         size = f"{int(found.group(1)) / 1e6:.0f}" if found else f"over {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f}"
         raise ImageError(f"{name}: the picture is too large ({size} megapixels, at most {MAX_PIXELS / 1e6:.0f}; "
                          "refused before decoding)") from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        kind = _iso_picture(data)
+        if kind and not _pillow_decodes(kind.split("/")[-1]):  # an iPhone's HEIC, or AVIF on an older Pillow
+            raise ImageError(f"{name}: {'an' if kind == 'AVIF' else 'a'} {kind} photo, which this installation "
+                             "cannot decode; export it as JPEG") from None
         raise ImageError(f"{name}: not a readable image (corrupt, truncated or not a picture)") from None
 
 
@@ -90,6 +137,7 @@ def _truncated_jpeg(data: bytes) -> bool:
 
 _LIBJPEG_WARNINGS = ("Corrupt JPEG data", "Premature end of JPEG", "Invalid JPEG", "Warning:", "Bogus")
 _HARMLESS = ("unknown JFIF revision", "Unknown Adobe color transform", "bad ICC marker")
+_LIBPNG_ERROR, _LIBPNG_WARNING = "libpng error: ", "libpng warning: "
 
 
 def _harmless(note: str) -> bool:
@@ -104,7 +152,7 @@ _stderr_lock = threading.Lock()
 
 @contextlib.contextmanager
 def _stderr_captured(out: list[str]):
-    """Collect what C code writes to file descriptor 2 meanwhile (libjpeg's warnings go there)."""
+    """Collect what C code writes to file descriptor 2 meanwhile (libjpeg's and libpng's messages go there)."""
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as tmp:
@@ -118,8 +166,8 @@ def _stderr_captured(out: list[str]):
             out.append(tmp.read().decode("utf-8", "replace"))
 
 
-def _decode_jpeg(buffer: np.ndarray, flag: int, name: str) -> np.ndarray | None:
-    """Decode a JPEG; libjpeg's warning about corrupt data (which names no file) becomes an ImageError that does.
+def _decode_captured(buffer: np.ndarray, flag: int, name: str) -> np.ndarray | None:
+    """Decode a JPEG or PNG; what libjpeg or libpng says of damaged data (naming no file) becomes an ImageError that does.
 
     A corrupt JPEG decodes into grey or smeared stripes: tiles read from it would be wrong, so it is refused.
     """
@@ -127,18 +175,34 @@ def _decode_jpeg(buffer: np.ndarray, flag: int, name: str) -> np.ndarray | None:
     with _stderr_lock, _stderr_captured(captured):
         image = cv2.imdecode(buffer, flag)
     lines = [line for line in "".join(captured).splitlines() if line.strip()]
-    notes = [line.strip() for line in lines if line.lstrip().startswith(_LIBJPEG_WARNINGS)]
+    notes = [line.strip() for line in lines
+             if line.lstrip().startswith(_LIBJPEG_WARNINGS + (_LIBPNG_ERROR, _LIBPNG_WARNING))]
     others = [line for line in lines if line.strip() not in notes]
     if others:  # another thread's output caught in passing: hand it on
         print("\n".join(others), file=sys.stderr, flush=True)
-    problems = [n for n in notes if not _harmless(n)]
+    png_errors = [n.removeprefix(_LIBPNG_ERROR) for n in notes if n.startswith(_LIBPNG_ERROR)]
+    problems = [n for n in notes if n.startswith(_LIBJPEG_WARNINGS) and not _harmless(n)]
     for note in notes:
-        if note not in problems:  # the pixels are whole: say so with the file's name, and go on
-            log.warning("%s: %s", name, note)
+        if note not in problems and not note.startswith(_LIBPNG_ERROR):  # the pixels are whole: say so, with the name
+            log.warning("%s: %s", name, note.removeprefix(_LIBPNG_WARNING))
+    if png_errors:
+        raise ImageError(f"{name}: corrupt or truncated PNG data ({png_errors[0].rstrip('.')})")
     if problems:
         detail = problems[0].removeprefix("Corrupt JPEG data: ").rstrip(".")
         raise ImageError(f"{name}: corrupt JPEG data ({detail})")
     return image
+
+
+def _decode_pillow(data: bytes, fmt: str, name: str) -> np.ndarray:
+    """Decode a format OpenCV cannot (AVIF, HEIF) with Pillow, stored pixels unturned (the size checked before)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data), formats=(fmt,)) as img:
+                rgb = np.asarray(img.convert("RGB"))
+    except (OSError, SyntaxError, ValueError):
+        raise ImageError(f"{name}: not a readable image (corrupt, truncated or not a picture)") from None
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
 
 
 def _check_file_bytes(size: int, name: str) -> None:
@@ -171,8 +235,10 @@ def decode_image(data: bytes, *, name: str = "image", max_side: int | None = Non
                 flag = reduced
                 break
     buffer = np.frombuffer(data, np.uint8)
-    if fmt == "JPEG":
-        image = _decode_jpeg(buffer, flag | cv2.IMREAD_IGNORE_ORIENTATION, name)
+    if fmt in _PILLOW_FORMATS:
+        image = _decode_pillow(data, fmt, name)
+    elif fmt in ("JPEG", "PNG"):
+        image = _decode_captured(buffer, flag | cv2.IMREAD_IGNORE_ORIENTATION, name)
     else:
         image = cv2.imdecode(buffer, flag | cv2.IMREAD_IGNORE_ORIENTATION)
     if image is None or not image.size:
@@ -201,6 +267,9 @@ def load_image_size(path: str | Path) -> tuple[int, int]:
     p = Path(path)
     with p.open("rb") as fh:
         head = fh.read(1 << 20)  # headers (EXIF included) sit in the first megabyte
+        if _iso_picture(head):  # but libavif parses an AVIF (and HEIF) only whole
+            _check_file_bytes(p.stat().st_size, str(path))
+            head += fh.read()
     return image_size(head, name=str(path))
 
 
