@@ -6,7 +6,8 @@
 Prints what could not be placed and, per tile, how sure the reader was of
 the right face before and after. ``read``, ``eval`` and ``serve`` use the
 result with ``--profile PROFILE``. Exit code 0 when the profile was written,
-1 when nothing could be learned, 2 for usage errors.
+1 when nothing could be learned (or written), 2 for usage errors (an --out
+that cannot be written included, said before any learning).
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ def run(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
+    from cli.outputs import output_problem
+
+    problem = output_problem(args.out, make_folder=True)  # the profile's save makes missing folders too
+    if problem:
+        print(f"{PROG}: --out {args.out}: {problem}", file=sys.stderr)
+        return 2
     try:
         model = TileModel.load(args.model)
     except (FileNotFoundError, ValueError) as exc:
@@ -90,7 +97,11 @@ def run(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
-    profile.save(args.out)
+    try:
+        profile.save(args.out)
+    except OSError as exc:  # the folder went away or filled up while learning
+        print(f"{PROG}: --out {args.out}: cannot write the profile: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     if profile.info.get("not_learned"):
         print(f"warning: not learned: {' '.join(profile.info['not_learned'])}: each was placed without as many of "
               "the other of its colour (a 6 and a 9 are one numeral turned: taught unevenly, one is read for the "

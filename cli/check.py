@@ -13,7 +13,7 @@ import sys
 
 from cli.rules_args import add_rules_arguments, rules_from
 from rules.sets import analyse_sets
-from rules.tiles import NotationError, format_tiles, parse_tiles
+from rules.tiles import NotationError, Tile, format_tiles, parse_table, parse_tiles
 
 
 def add_parser(subparsers) -> None:
@@ -21,12 +21,26 @@ def add_parser(subparsers) -> None:
         "check",
         help="judge sets written as tile codes",
         description="Judge each SET: a group or a run, its value, what is wrong with it. "
-        'A SET is tile codes separated by spaces or commas, e.g. "R5 R6 J".',
+        'A SET is tile codes separated by spaces or commas, e.g. "R5 R6 J"; one argument may hold '
+        'several sets separated by "," or "|", as in turn and solve: "R1 R2 R3, K5 B5 O5".',
     )
-    p.add_argument("sets", nargs="+", metavar="SET", help='one set, e.g. "R5 R6 J" or "K7,B7,O7"')
+    p.add_argument("sets", nargs="+", metavar="SET",
+                   help='one set, e.g. "R5 R6 J" or "K7,B7,O7", or several: "R1 R2 R3 | K5 B5 O5"')
     add_rules_arguments(p)
     p.add_argument("--json", action="store_true", help='print {"sets": [...]} as JSON')
     p.set_defaults(func=run)
+
+
+def sets_of(text: str) -> list[list[Tile]]:
+    """The sets of one argument, split on "," or "|" as ``turn`` and ``solve`` split them.
+
+    Commas between single tiles only, without "|" ("K7,B7,O7"), write one set:
+    a lone tile is never a set, and that is how ``check`` has always read them.
+    """
+    sets = parse_table(text)
+    if "|" not in text and len(sets) > 1 and all(len(s) == 1 for s in sets):
+        return [parse_tiles(text)]
+    return sets
 
 
 def run(args) -> int:
@@ -38,14 +52,14 @@ def run(args) -> int:
     parsed = []
     for i, text in enumerate(args.sets, 1):
         try:
-            tiles = parse_tiles(text)
+            sets = sets_of(text)
         except NotationError as exc:
             print(f"rummikub-companion check: set {i}: {exc}", file=sys.stderr)
             return 2
-        if not tiles:
+        if not sets:
             print(f"rummikub-companion check: set {i} is empty", file=sys.stderr)
             return 2
-        parsed.append(tiles)
+        parsed.extend(sets)
     verdicts = analyse_sets(parsed, options)  # together: the box holds two of each tile (XP: three)
     if args.json:
         print(json.dumps({"sets": [v.to_dict() for v in verdicts]}))

@@ -60,8 +60,13 @@ def run(args: argparse.Namespace) -> int:
     from rules.options import find_variant
     from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
     from cli.calibrate import profile_option
+    from cli.outputs import output_problem
     from vision.reader import ReaderOptions, TableReader
 
+    problem = output_problem(args.confusion) if args.confusion is not None else None
+    if problem:  # said now, not after the whole evaluation
+        print(f"rummikub-companion eval: --confusion {args.confusion}: {problem}", file=sys.stderr)
+        return 2
     folders = []
     for folder in args.folders:
         try:
@@ -85,19 +90,24 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
     rows = []
+    counting = not args.json and sys.stderr.isatty()  # a counter drawn with \r is noise in a log file
     for folder, items in folders:
         def progress(done, total, folder=folder):
             print(f"\r{folder}: {done}/{total}", end="", file=sys.stderr, flush=True)
 
-        result = evaluate(reader, items, iou=args.iou, progress=None if args.json else progress)
-        if not args.json:
+        result = evaluate(reader, items, iou=args.iou, progress=progress if counting else None)
+        if counting:
             print(file=sys.stderr)
         rows.append((folder, result))
         if args.json:
             print(json.dumps({"folder": folder, "holdout": args.holdout, **result.to_dict()}), flush=True)
     total = Evaluation([p for _, e in rows for p in e.photos], args.iou)
     if args.confusion:
-        write_confusion(args.confusion, total)
+        try:
+            write_confusion(args.confusion, total)
+        except OSError as exc:  # the folder went away or filled up meanwhile
+            print(f"rummikub-companion eval: --confusion {args.confusion}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     if args.json:
         if len(rows) > 1:
             print(json.dumps({"folder": None, "holdout": args.holdout, **total.to_dict()}))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import mimetypes
 import sys
 from pathlib import Path
 
@@ -23,16 +25,42 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
     p.add_argument("--json", action="store_true", help="one JSON object per photo, in order (JSON Lines)")
-    p.add_argument("--annotate", metavar="OUT",
-                   help="draw the reading: a file for one photo, a folder for several")
+    p.add_argument("--annotate", metavar="OUT", type=annotate_target,
+                   help="draw the reading: a file for one photo "
+                        f"({', '.join(sorted(IMAGE_SUFFIXES))}), a folder for several")
     p.add_argument("--rules", default="sabra", metavar="NAME",
                    help="rules the sets are judged by (sabra, american, international, ...; default sabra)")
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--profile", metavar="PROFILE",
                    help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
-    p.add_argument("--infer-below", type=float, default=None, metavar="SCORE",
+    p.add_argument("--infer-below", type=score_value, default=None, metavar="SCORE",
                    help="a tile read with a lower score may be inferred from its set (default 0.4)")
     p.set_defaults(func=run)
+
+
+def annotate_target(text: str) -> str:
+    """``--annotate OUT``: refused when empty, or named as an image the drawing cannot be written as (.gif),
+    rather than ignored or made a folder of that name."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a file or folder to draw into, not an empty path")
+    target = Path(text)
+    kind = mimetypes.guess_type(target.name)[0] or ""
+    if kind.startswith("image/") and target.suffix.lower() not in IMAGE_SUFFIXES and not target.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"{text}: cannot draw a {target.suffix} image; use {', '.join(sorted(IMAGE_SUFFIXES))} "
+            "(or a folder for several photos)")
+    return text
+
+
+def score_value(text: str) -> float:
+    """``--infer-below SCORE``: a reading score, 0 to 1 (nan and inf refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:  # false for nan too
+        raise argparse.ArgumentTypeError(f"{text!r} is not a score from 0 to 1")
+    return value
 
 
 def annotation_paths(images: list[str], out: str) -> list[Path]:

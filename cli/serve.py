@@ -69,13 +69,37 @@ def activate_profile(data_dir: Path, given: str | None) -> Path | None:
     return active
 
 
+def database_problem(db: str) -> str | None:
+    """Why ``db`` cannot hold the scores, or None: said at the start, not as a traceback once serving."""
+    import contextlib
+    import sqlite3
+
+    path = Path(db)
+    if path.is_dir():
+        return "is a folder, not a database file"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create the folder {path.parent}: {exc.strerror or exc}"
+    if path.is_file() and path.stat().st_size:  # an empty file becomes a new database
+        try:
+            with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+                conn.execute("PRAGMA schema_version")
+        except sqlite3.Error as exc:
+            return f"cannot be opened as a database ({exc})"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from waitress import create_server
 
     from webui import security
     from webui.app import create_app
     from webui.db import default_db_path
     from webui.dblock import DatabaseInUse, DatabaseLock
+    from vision.capture import open_source
 
     def fail(message: str) -> int:
         print(f"rummikub-companion serve: {message}", file=sys.stderr)
@@ -85,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--port {args.port} is not a port (1-65535)")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         return fail("--pin takes 4 to 12 digits")
+    if args.source is not None:
+        try:
+            open_source(args.source)  # only read as camera, URL, file or folder: nothing is opened yet
+        except ValueError as exc:
+            return fail(f"--source: {exc}")
     lan = not (args.host == "localhost" or security.is_loopback(args.host))
     pin = (args.pin or security.new_pin()) if lan else None
     if args.pin and not lan:
@@ -92,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     urls = phone_urls(args.host, args.port) if lan else [f"http://{args.host}:{args.port}"]
     db = args.db or str(default_db_path())
+    problem = database_problem(db)
+    if problem:
+        return fail(f"--db {db}: {problem}")
     try:
         profile = activate_profile(Path(db).parent, args.profile)
     except ValueError as exc:
@@ -103,10 +135,15 @@ def run(args: argparse.Namespace) -> int:
         lock.acquire()
     except DatabaseInUse as exc:
         return fail(str(exc))
+    except OSError as exc:
+        return fail(f"--db {db}: cannot create the lock file {lock.path}: {exc.strerror or exc}")
     app = server = None
     try:
-        app = create_app({"DATABASE": db, "SOURCE": args.source, "LISTEN_HOST": args.host,
-                          "ALLOWED_HOSTS": args.allow_host, "TABLE_PIN": pin, "PHONE_URLS": urls})
+        try:
+            app = create_app({"DATABASE": db, "SOURCE": args.source, "LISTEN_HOST": args.host,
+                              "ALLOWED_HOSTS": args.allow_host, "TABLE_PIN": pin, "PHONE_URLS": urls})
+        except sqlite3.Error as exc:  # what database_problem could not foresee (a table of another program ...)
+            return fail(f"--db {db}: {exc}")
         try:
             server = create_server(
                 app, host=args.host, port=args.port, threads=THREADS, ident="rummikub-companion",

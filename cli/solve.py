@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
         solution = Solution(count=0, value=0, placed=[], sets=[list(s) for s in table])
     if args.json:
         print(json.dumps(solution.to_dict()))
+    elif solution.count == 0 and only_by_melding_all(table, rack, args.objective, initial, options):
+        print(f"No move: the only moves meld every rack tile ({format_tiles(rack)}), and under these rules one "
+              "must be left for the discard (a player may not draw and then meld all tiles).")
     elif solution.count == 0:
         print("No move: no rack tile can be played" + (f" in an initial meld of {initial}+" if initial else "") + ".")
     else:
@@ -57,3 +60,15 @@ def run(args: argparse.Namespace) -> int:
               f"({solution.value} point{'s' if solution.value != 1 else ''}): {format_tiles(solution.placed)}")
         print(f"Table: {format_table(solution.sets)}")
     return 0
+
+
+def only_by_melding_all(table, rack, objective: str, initial: int | None, options) -> bool:
+    """Whether a move exists once the tile kept for the discard (American family) is set aside.
+
+    The solver finds nothing there when every legal move melds the whole rack;
+    saying "no rack tile can be played" would hide that reason.
+    """
+    if not options.flow.draw_then_discard:
+        return False
+    return solve(table, rack, objective=objective, initial=initial,
+                 options=options.replace(game="sabra")) is not None  # the game only sets the turn's flow

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_one_server_per_database_and_a_clean_stop(tmp_path):
     db = tmp_path / "club.sqlite3"
     port = free_port()
+    (tmp_path / "no-camera").mkdir()  # an empty folder: a camera that shows nothing
     first = serve(port, db, tmp_path)
     try:
         call(port, "/api/game", {"players": ["Ann", "Ben"]})
@@ -54,6 +55,7 @@ def test_one_server_per_database_and_a_clean_stop(tmp_path):
 def test_a_server_started_in_the_background_of_a_script_still_stops_on_ctrl_c(tmp_path):
     """A shell starts background jobs with SIGINT ignored; ``kill -INT`` must still stop the server."""
     port = free_port()
+    (tmp_path / "no-camera").mkdir()  # an empty folder: a camera that shows nothing
     proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", str(port), "--db", str(tmp_path / "c.db"),
                              "--source", str(tmp_path / "no-camera")], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True,

@@ -139,11 +139,12 @@ def call(port: int, path: str, payload: dict | None = None) -> dict:
 def serve(port: int, db: Path, tmp_path: Path, source: str | None = "missing") -> subprocess.Popen:
     """``rummikub-companion serve`` in a child process; returns once it answers.
 
-    ``source="missing"``: a camera that does not exist (no model is loaded); None: the default source.
+    ``source="missing"``: an empty folder, a camera that shows nothing; None: the default source.
     """
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cmd = [sys.executable, "-m", "cli", "serve", "--port", str(port), "--db", str(db)]
-    if source == "missing":
+    if source == "missing":  # serve refuses a source that is no camera, URL, file or folder at all
+        (tmp_path / "no-camera-here").mkdir(exist_ok=True)
         cmd += ["--source", str(tmp_path / "no-camera-here")]
     elif source is not None:
         cmd += ["--source", source]
