@@ -200,6 +200,38 @@ def test_a_set_running_into_the_photos_edge_is_unsure_not_invalid(codes, start, 
     assert (status, past, sorted(read.split())) == ("unsure", True, sorted(codes.split()))  # in the order it reads
 
 
+@pytest.mark.parametrize("table, scores, status, doubtful", [
+    ("R3 R4 J R6", {2: 0.09}, "unsure", ["J"]),  # a numeral under a finger read as a joker at 0.09
+    ("R3 R4 J R6", {2: 0.3}, "valid", []),  # doubtful, but not so doubtful as to doubt a valid set
+    ("K9 B9 O9", {0: 0.15}, "unsure", ["K9"]),
+    ("K5 K6 K9 K8", {2: 0.1}, "valid", []),  # K9 inferred as K7 from its set: marked inferred, not doubted
+])
+def test_a_valid_set_is_unsure_when_a_tile_was_read_very_doubtfully(table, scores, status, doubtful):
+    """A set valid as read stands on every tile's reading: one read at 0.09 (a hidden numeral, a
+    blank read as a joker worth 30) may be no such tile, so the set is shown unsure with that tile
+    named, neither valid nor a false alarm."""
+    reading = read(table, scores=scores)
+    [s] = reading.sets
+    assert (s.status, [reading.detections.codes[i] for i in s.doubtful]) == (status, doubtful)
+    assert s.to_json()["valid"] is (status == "valid") and s.value == (s.verdict.value if status == "valid" else 0)
+
+
+def test_an_end_tile_the_edge_cuts_is_measured_whole_not_by_its_outline():
+    """A tile across the photo's edge is outlined only where it shows, so its outline lies mostly
+    inside the photo; half of it shows, and that half misread (K13 as K1) must leave the set
+    unsure, not invalid, as a tile measured whole would."""
+    x = 800 - 2 * STEP - TILE_W // 2  # the third tile's place: half of it past the right edge
+    quads = [[[x + k * STEP, 100], [x + k * STEP + TILE_W, 100], [x + k * STEP + TILE_W, 100 + TILE_H],
+              [x + k * STEP, 100 + TILE_H]] for k in range(2)]
+    shown = x + 2 * STEP  # the cut tile's outline: its visible half and a few pixels past the edge
+    quads.append([[shown, 100], [805, 100], [805, 100 + TILE_H], [shown, 100 + TILE_H]])
+    det = TileDetections(np.array(quads, float), [Tile.parse(c).index for c in "K11 K12 K1".split()],
+                         np.full(3, 0.99, np.float32))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.zeros((600, 800, 3), np.uint8))
+    [s] = reading.sets
+    assert (s.status, s.past_edge) == ("unsure", True)
+
+
 @pytest.mark.parametrize("codes, start, step", [
     ("O9 O10", (300, 100), (STEP, 0)),  # in the middle of the photo: plainly too short
     ("O9 O10", (800 - 2 * STEP - 60, 100), (STEP, 0)),  # a tile's width short of the edge: O11 would show

@@ -47,8 +47,12 @@ def runs_past_edge(tiles: list[Tile], quads: np.ndarray, shape: Sequence[int], r
     before, after = _cut(q[0] - step, frame), _cut(q[-1] + step, frame)
     if not (before or after):  # an end tile the edge cuts leaves the place past it out of sight too
         return False
+    # an end tile the edge cuts is outlined only where it shows, its outline mostly inside the
+    # photo: it is measured whole too, one spacing on from its neighbour
+    first_cut = _cut(q[0], frame) or _cut(q[1] - step, frame)
+    last_cut = _cut(q[-1], frame) or _cut(q[-2] + step, frame)
     trials = ([None, *tiles] if before else None, [*tiles, None] if after else None,
-              [None, *tiles[1:]] if _cut(q[0], frame) else None, [*tiles[:-1], None] if _cut(q[-1], frame) else None)
+              [None, *tiles[1:]] if first_cut else None, [*tiles[:-1], None] if last_cut else None)
     return any(_mended(trial, rules) for trial in trials if trial is not None)
 
 

@@ -47,6 +47,7 @@ class ReaderOptions:
     rules: RuleOptions  # the rules in force: sets are judged and tiles inferred under them
     infer_below: float = 0.4  # a tile read with a lower score may be inferred from its set
     unsure_below: float = 0.5  # an invalid set is unsure when a tile read below this could make it valid
+    doubt_below: float = 0.2  # a set valid as read is unsure when a tile was read (not inferred) below this
     geometry: GeometryOptions = field(default_factory=GeometryOptions)
 
 
@@ -59,8 +60,10 @@ class SetReading:
     as_read: the verdict on the tiles as the model read them, kept when a
         tile of the set was inferred (the set may be valid only thanks to it).
     doubtful: tiles (indices into the reading) read with low confidence on which
-        an invalid verdict hangs: another reading of one of them would make the
-        set valid.  Such a set is ``unsure``, not invalid.
+        the verdict hangs: another reading of one of them would make an invalid
+        set valid, or one read so doubtfully (``doubt_below``) that a set valid
+        as read may be no set at all (a numeral under a finger read as a joker
+        at 0.09).  Such a set is ``unsure``, neither invalid nor valid.
     past_edge: the set runs into the photo's edge and a tile in the next place,
         out of sight, would make it valid (``vision.frame_edge``): ``unsure`` too.
         A rack row that runs into the edge: tiles past it may be left out of its total.
@@ -76,7 +79,7 @@ class SetReading:
 
     @property
     def valid(self) -> bool:
-        return self.verdict is not None and self.verdict.valid
+        return self.verdict is not None and self.verdict.valid and not self.doubtful
 
     @property
     def unsure(self) -> bool:
@@ -298,7 +301,7 @@ class TableReader:
         """``s`` marked ``past_edge`` when it is invalid as seen, runs into the photo's edge, and a
         tile past the edge, or another reading of an end tile the edge cuts, would make it valid
         (a lone tile has no line to run along)."""
-        if image is None or s.valid or len(s.indices) < 2:
+        if image is None or s.verdict.valid or len(s.indices) < 2:
             return s
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in s.indices]
         if not runs_past_edge(tiles, found.quads[s.indices], image.shape, self.options.rules):
@@ -363,7 +366,10 @@ class TableReader:
         def as_read() -> SetVerdict | None:  # the model's own reading, kept when the rules changed a tile
             return analyse_set([model.tiles[i] for i in indices], o.rules) if read.inferred[indices].any() else None
 
-        if verdict.valid or len(tiles) < 3:
+        if verdict.valid:
+            return verdict, as_read(), TABLE, tuple(i for i in indices if read.scores[i] < o.doubt_below
+                                                    and not read.inferred[i])
+        if len(tiles) < 3:
             return verdict, as_read(), TABLE, ()
         doubtful = [k for k, i in enumerate(indices) if read.scores[i] < o.infer_below]
         if len(doubtful) == 1:

@@ -143,8 +143,8 @@ def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) 
     """Each stable group in reading order: tiles, uncertain/inferred marks, and
 
     for a table set its verdict under the game's rules (``status`` valid,
-    invalid, or unsure when the reader found the invalid verdict hangs on a
-    doubtful tile, named in ``doubtful``, or the set runs into the photo's
+    invalid, or unsure when the reader found the verdict hangs on a doubtful
+    tile, named in ``doubtful``, or the set runs into the photo's
     edge and a tile past it would make it valid, ``past_edge``) and whether it is new this turn;
     for a rack row (``group`` rack, ``status`` rack) its total, never a verdict.
 
@@ -168,8 +168,10 @@ def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) 
                         "value": rack_value(list(tiles), options), "problem": None, "new": False})
             continue
         v = analyse_set(list(tiles), options)
-        unsure = not v.valid and SET_STATUS[ts.set_status[k]] == "unsure"
-        out.append({**marks, "group": "table", "status": "valid" if v.valid else "unsure" if unsure else "invalid",
+        # the reader's doubt stands whatever the game's rules say, when it rests on a tile read so
+        # doubtfully that even a set valid as read may be no set at all
+        unsure = SET_STATUS[ts.set_status[k]] == "unsure" and (not v.valid or bool(marks["doubtful"]))
+        out.append({**marks, "group": "table", "status": "unsure" if unsure else "valid" if v.valid else "invalid",
                     "past_edge": unsure and bool(ts.set_past_edge[k]),
                     "valid": bool(v.valid), "kind": v.kind, "value": v.value, "problem": v.problem,
                     "new": known is not None and tuple(sorted(tiles)) not in known})
