@@ -17,6 +17,8 @@ import argparse
 import json
 import sys
 
+from cli.rules_args import add_rules_arguments, rules_from
+
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
@@ -40,6 +42,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--iou", type=float, default=0.5, help="overlap for a found tile to match a label (default 0.5)")
     p.add_argument("--mistakes", type=int, default=5, metavar="N", help="list the N most frequent misreadings")
     p.add_argument("--confusion", metavar="CSV", help="write the confusion matrix of all folders together")
+    add_rules_arguments(p)  # labelled sets and rack totals are judged under these rules, as read judges
     p.set_defaults(func=run)
 
 
@@ -57,12 +60,16 @@ def write_confusion(path: str, result) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.datasets import load_folder, split_holdout
-    from rules.options import find_variant
     from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
     from cli.calibrate import profile_option
     from cli.outputs import output_problem
     from vision.reader import ReaderOptions, TableReader
 
+    try:
+        rules = rules_from(args)
+    except ValueError as exc:
+        print(f"rummikub-companion eval: {exc}", file=sys.stderr)
+        return 2
     problem = output_problem(args.confusion) if args.confusion is not None else None
     if problem:  # said now, not after the whole evaluation
         print(f"rummikub-companion eval: --confusion {args.confusion}: {problem}", file=sys.stderr)
@@ -82,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
             items = [item for item in items if item.groups is not None]
         folders.append((folder, items))
     try:
-        # the labelled photos are tables of the standard box, judged as Sabra sets
-        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=find_variant("sabra")),
+        # the labelled photos are tables of the standard box, judged as Sabra sets unless --rules says otherwise
+        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=rules),
                                             **profile_option(args))
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)

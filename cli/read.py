@@ -14,6 +14,8 @@ import mimetypes
 import sys
 from pathlib import Path
 
+from cli.rules_args import add_rules_arguments, rules_from
+
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
@@ -28,8 +30,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--annotate", metavar="OUT", type=annotate_target,
                    help="draw the reading: a file for one photo "
                         f"({', '.join(sorted(IMAGE_SUFFIXES))}), a folder for several")
-    p.add_argument("--rules", default="sabra", metavar="NAME",
-                   help="rules the sets are judged by (sabra, american, international, ...; default sabra)")
+    add_rules_arguments(p)  # the rules the sets are judged by, as check and turn take them
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--profile", metavar="PROFILE",
                    help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
@@ -107,9 +108,8 @@ def summary(path: str, reading) -> str:
             line += f"  -- {s.problem}"
         if s.as_read is not None and not s.as_read.valid:
             line += f"  (only with the inferred tile; as read: {s.as_read.problem})"
-        meanings = s.verdict.joker_meanings() if s.valid else []
-        for m in meanings:
-            line += f"  (J = {' or '.join(sorted(str(t) for t in m))})"
+        for m in s.jokers:
+            line += f"  (J = {' or '.join(m)})"
         lines.append(line)
     for i in range(len(d)):
         if d.inferred[i]:
@@ -121,13 +121,12 @@ def summary(path: str, reading) -> str:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from rules.options import find_variant
     from vision.annotate import annotate
     from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
     try:
-        rules = find_variant(args.rules)
+        rules = rules_from(args)
     except ValueError as exc:
         print(f"rummikub-companion read: {exc}", file=sys.stderr)
         return 2
@@ -155,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             image, reading = reader.read_file(path)
         except ValueError as exc:
             print(f"rummikub-companion read: {exc}", file=sys.stderr)
+            if args.json:  # one line per photo, in order, a photo that failed included
+                print(json.dumps({"image": path, "error": str(exc)}), flush=True)
             failed += 1
             continue
         if out_paths:  # drawn first: a reader of the output that stops early (``| head``) still gets it

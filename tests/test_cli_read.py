@@ -59,7 +59,8 @@ def test_json_lines_one_object_per_photo_in_order_and_the_model_loaded_once(tmp_
     assert [[t["code"] for t in o["tiles"]] for o in objects] == [
         ["R1", "R2", "R3"], ["R1", "R2"], ["R1", "R2", "R3", "R4"]]
     assert objects[0]["sets"] == [{"tiles": [0, 1, 2], "group": "table", "status": "valid", "valid": True,
-                                   "kind": "run", "value": 6, "problem": None, "doubtful": [], "past_edge": False}]
+                                   "kind": "run", "value": 6, "problem": None, "jokers": [], "doubtful": [],
+                                   "past_edge": False}]
     assert objects[1]["sets"][0]["valid"] is False and objects[1]["rack_total"] == 3
     assert stand_in.loads == 1
 
@@ -73,7 +74,10 @@ def test_a_bad_file_is_named_on_stderr_the_rest_are_still_read_and_the_exit_code
         bad.write_bytes(content)
     assert main(["read", "--json", good1, str(bad), good2]) == 1
     captured = capsys.readouterr()
-    assert [json.loads(line)["image"] for line in captured.out.splitlines()] == [good1, good2]
+    objects = [json.loads(line) for line in captured.out.splitlines()]
+    assert [o["image"] for o in objects] == [good1, str(bad), good2]  # one line per photo, in order
+    assert ["error" in o for o in objects] == [False, True, False]
+    assert str(bad) in objects[1]["error"] and list(objects[1]) == ["image", "error"]
     assert str(bad) in captured.err
     assert good1 not in captured.err
 
@@ -151,8 +155,9 @@ def test_the_installed_command_reads_a_sample_photo_and_reports_a_corrupt_one(tm
     done = subprocess.run([sys.executable, "-m", "cli", "read", "--json", str(sample), str(bad)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 1
-    (line,) = done.stdout.splitlines()
-    assert json.loads(line)["image"] == str(sample)
+    good, failed = (json.loads(line) for line in done.stdout.splitlines())
+    assert good["image"] == str(sample) and "error" not in good
+    assert failed["image"] == str(bad) and str(bad) in failed["error"]
     assert str(bad) in done.stderr
 
 
@@ -168,3 +173,17 @@ def test_output_cut_short_by_the_reader_stops_quietly_with_the_drawings_made(tmp
     assert run.wait(timeout=120) == 141
     assert "Traceback" not in err and "BrokenPipe" not in err
     assert [p.name for p in drawn.iterdir()] == ["joker.read.jpg"]
+
+
+def test_read_takes_rule_options_as_check_and_turn_do(tmp_path, stand_in, capsys):
+    """``--option NAME=VALUE`` overrides one rule option (README); a bad one is a usage error naming it."""
+    path = photo(tmp_path, "a.png", 150)  # the stand-in reads R1 R2 R3 here
+    assert main(["read", "--json", "--option", "scoring=international", path]) == 0
+    assert json.loads(capsys.readouterr().out)["rack_total"] == 10 + 2 + 3  # a 1 counts 10 when scored so
+    assert main(["read", "--option", "no_such_option=1", path]) == 2
+    assert "no_such_option" in capsys.readouterr().err
+
+
+def test_eval_takes_rules_and_rule_options(tmp_path, capsys):
+    assert main(["eval", str(tmp_path), "--option", "no_such_option=1"]) == 2
+    assert "no_such_option" in capsys.readouterr().err

@@ -111,9 +111,9 @@ def test_json_output_has_exactly_the_agreed_shape():
     assert out["tiles"][0]["box"] == [40.0, 40.0, 85.0, 100.0]
     assert out["sets"] == [
         {"tiles": [0, 1, 2], "group": "table", "status": "valid", "valid": True, "kind": "run", "value": 15,
-         "problem": None, "doubtful": [], "past_edge": False},
+         "problem": None, "jokers": [["R5"]], "doubtful": [], "past_edge": False},
         {"tiles": [3, 4], "group": "table", "status": "invalid", "valid": False, "kind": None, "value": 0,
-         "problem": "a set needs at least 3 tiles; this one has 2", "doubtful": [], "past_edge": False},
+         "problem": "a set needs at least 3 tiles; this one has 2", "jokers": [], "doubtful": [], "past_edge": False},
     ]
     # the stand-in photo is all black: its colours cannot be trusted, and the reading says so
     assert any("colour" in w for w in out["warnings"]) and all(isinstance(w, str) for w in out["warnings"])
@@ -457,3 +457,11 @@ def test_an_outline_read_as_no_tile_sideways_is_a_tile_when_read_surely_turned_a
     top = read[0][1] - read[0][0]
     assert abs(top[0]) > abs(top[1])  # kept turned upright: its top edge runs across
     assert np.array_equal(read[1:], quads[1:])  # the others keep the outline given
+
+
+def test_a_photo_without_tiles_gets_no_warning_about_tile_colours():
+    """An empty marble table has little colour of its own: with no tile found, no tile colour is in doubt."""
+    grey = np.full((300, 400, 3), 128, np.uint8)
+    assert TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA)).read(grey).warnings == []
+    one = lay_out("R5")
+    assert TableReader(StandIn(one), ReaderOptions(rules=SABRA)).read(grey).warnings  # a tile on it: warned

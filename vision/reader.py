@@ -107,10 +107,18 @@ class SetReading:
     def problem(self) -> str | None:
         return self.verdict.problem if self.verdict is not None else None
 
+    @property
+    def jokers(self) -> list[list[str]]:
+        """For each joker of a valid set, in order, the tiles it may stand for (one, or several
+        when the set does not tell: J K7 B7 is O7 or R7); empty otherwise."""
+        if not self.valid:
+            return []
+        return [sorted(t.code for t in m) for m in self.verdict.joker_meanings()]
+
     def to_json(self) -> dict:
         return {"tiles": list(self.indices), "group": self.group, "status": self.status,
                 "valid": self.valid, "kind": self.kind, "value": self.value, "problem": self.problem,
-                "doubtful": list(self.doubtful), "past_edge": self.past_edge}
+                "jokers": self.jokers, "doubtful": list(self.doubtful), "past_edge": self.past_edge}
 
 
 @dataclass
@@ -202,7 +210,8 @@ class TableReader:
         around them (``vision.scale``): a patch of printed numbers is judged whole.
         """
         o = self.options
-        colours = colour_warnings(image, detections.quads) if image is not None else []
+        # no tile found, no tile colour to doubt (an empty marble table has little colour of its own)
+        colours = colour_warnings(image, detections.quads) if image is not None and len(detections) else []
         printed: list[str] = []
         if not colours:  # a grey-scale photo reads every 7 of a group as K7: one colour proves nothing there
             keep, printed = printed_matter(detections, o.rules.box)
