@@ -94,11 +94,14 @@ def to_dict(game: Game) -> dict[str, Any]:
             "problems": _problems(game.restore.problems), "penalty": game.restore.penalty},
         "tally": None if game.tally is None else {
             "winner": game.tally.winner, "pool_empty": game.tally.pool_empty, "table": _table(game.tally.table),
-            "racks": [_tiles(r) for r in game.tally.racks], "read": list(game.tally.read)},
+            "racks": [_tiles(r) for r in game.tally.racks], "read": list(game.tally.read),
+            "discard": game.tally.discard.code if game.tally.discard else None,
+            "trump_drawn": game.tally.trump_drawn},
         "hands": [{"number": h.number, "winner": h.winner, "pool_empty": h.pool_empty,
                    "racks": [_tiles(r) for r in h.racks], "scores": list(h.scores), "method": h.method}
                   for h in game.hands],
         "pending": None if game.pending is None else game.pending.to_dict(),
+        "tiles_seen": game.tiles_seen,
         "undo": None if game.undo is None else to_dict(game.undo),
     }
     return out
@@ -136,12 +139,15 @@ def from_dict(d: dict[str, Any]) -> Game:
             tally=None if tally is None else Tally(winner=tally["winner"], pool_empty=bool(tally["pool_empty"]),
                                                    table=_table_back(tally["table"]),
                                                    racks=tuple(_tiles_back(r) for r in tally["racks"]),
-                                                   read=tuple(bool(x) for x in tally["read"])),
+                                                   read=tuple(bool(x) for x in tally["read"]),
+                                                   discard=_tile_back(tally.get("discard")),
+                                                   trump_drawn=bool(tally.get("trump_drawn", False))),
             hands=tuple(ScoredHand(number=int(h["number"]), winner=h["winner"], pool_empty=bool(h["pool_empty"]),
                                    racks=tuple(_tiles_back(r) for r in h["racks"]),
                                    scores=tuple(int(x) for x in h["scores"]), method=h["method"])
                         for h in d["hands"]),
             pending=None if d.get("pending") is None else options_back(d["pending"]),
+            tiles_seen=bool(d.get("tiles_seen", False)),
             undo=None if d.get("undo") is None else from_dict(d["undo"]),
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -37,6 +37,7 @@ class GameError(ValueError):
 class Status(str, enum.Enum):
     PLAYING = "playing"
     TALLY = "tally"  # a hand ended: the racks are being counted
+    DEALING = "dealing"  # the next hand is dealt: its clock waits until the hand is started
     FINISHED = "finished"  # the players closed the game
 
 
@@ -52,6 +53,7 @@ class Action(str, enum.Enum):
     DRAW = "draw"
     DISCARD = "discard"
     TIMEOUT = "timeout"
+    RUMMIKUB = "rummikub"  # the winner's last turn, ended by calling "Rummikub!"
 
 
 class DrawSource(str, enum.Enum):
@@ -157,6 +159,8 @@ class Tally:
     table: Table
     racks: tuple[tuple[Tile, ...] | None, ...]  # per seat; None: not given yet
     read: tuple[bool, ...]  # per seat: the rack was read by the camera
+    discard: Tile | None = None  # American/International: the winner's final discard
+    trump_drawn: bool = False  # the winner's last draw was the trump (not for an International Open win)
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,7 @@ class Game:
     trump_up: bool = False  # American/International: the trump still lies face up
     dead: int = 0  # discards nobody took, in the discard pile
     pending: RuleOptions | None = None  # rules chosen mid-hand: they apply from the next hand
+    tiles_seen: bool = False  # while DEALING: the camera saw tiles since the hand was scored
     undo: "Game | None" = field(default=None, repr=False)
 
     @property

@@ -1,10 +1,12 @@
 """Pure transitions at the end of a hand: "Rummikub!", the pool running out, the rack
-tally, scoring, undoing the last scored hand and dealing the next one.
+tally, scoring, undoing the last scored hand, dealing the next one, finishing the game.
 
-Only the player who went out has an empty rack; every other rack must be
-given (typed, or read from the tiles laid in view of the camera) before a hand
-is scored.  Scores come from :func:`rules.scoring.score_hand` with the game's
-rule options; the start passes on to the next player (seed 004).
+"Rummikub!" ends the caller's turn, so it is judged as ending a turn is, and
+logged.  Only the player who went out has an empty rack; every other rack must
+be given (typed, or read from the tiles laid in view of the camera) before a
+hand is scored.  Scores come from :func:`rules.scoring.score_hand` with the
+game's rule options; the start passes on to the next player (seed 004), and
+the next hand waits for its start (:mod:`rules.game_deal`).
 """
 
 from __future__ import annotations
@@ -12,32 +14,58 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
+from rules.game_deal import started
 from rules.game_state import (
-    Game, GameError, LastTurn, ScoredHand, Status, Table, Tally, Verdict, table_of, tiles_added,
+    Action, DrawSource, Game, GameError, LastTurn, ScoredHand, Status, Step, Table, Tally, TurnRecord, Verdict,
+    table_of, tiles_added,
 )
-from rules.game_turns import deal, open_turn, require
-from rules.scoring import HandResult, ScoreSheet, score_hand
+from rules.game_turns import check_rack, deal, ending_checks, judge, open_turn, require
+from rules.options import RuleOptions
+from rules.scoring import HandResult, ScoreSheet, rack_value, score_hand
 from rules.tiles import RuleError, Tile
 
 
 def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = None,
-                  pool_empty: bool = False) -> Game:
+                  pool_empty: bool = False, discard: Tile | None = None
+                  ) -> tuple[Game, TurnRecord | None, Verdict]:
     """"Rummikub!" (the current player unless another is named) or the pool ran out: count the racks.
 
-    The turn clock stops with the time it had left, for "Back to the game".
+    The call ends the current turn, so it is judged as "End turn" is: refused
+    while a table is put back or before the draw, without the final discard in
+    the American and International games, and on an illegal table (the turn
+    goes on, the record is None, the verdict says why).  Accepted, it returns the
+    record of the turn it ended (None when the turn had done nothing and was not
+    the winner's).  The seats stay as the turn found them and the clock stops
+    with the time it had left, for "Back to the game".
     """
-    require(game)
+    game = require(started(game, now))
     if pool_empty:
         winner = None
     elif winner is None:
         winner = game.current.name
     else:
         game.seat_of(winner)
+    turn = game.turn
+    winning = winner == game.current.name
+    # the winner's turn ends here; so does a turn that drew the pool's last tile (004_* International)
+    ends_turn = winning or (pool_empty and turn.step is Step.MELD)
+    if ends_turn or game.restore is not None:
+        ending_checks(game, discard, winning=winning)
+    verdict = judge(game, table)
+    if not verdict.legal:
+        return replace(game, turn=replace(turn, attempt=verdict)), None, verdict
+    record = None
+    if ends_turn or verdict.changed:
+        action = Action.RUMMIKUB if winning else Action.DISCARD if discard is not None else Action.DONE
+        record = TurnRecord(hand=game.hand, number=turn.number, player=game.current.name,
+                            started_at=turn.clock.since, ended_at=now, action=action, verdict=verdict, penalty=0,
+                            table_before=turn.table_before, table_after=table_of(table))
     racks = tuple(() if s.name == winner else None for s in game.seats)
+    trump = winning and turn.drew is not None and turn.drew.source is DrawSource.TRUMP
     tally = Tally(winner=winner, pool_empty=bool(pool_empty), table=table_of(table), racks=racks,
-                  read=tuple(False for _ in game.seats))
-    turn = replace(game.turn, clock=game.turn.clock.pause(now))
-    return replace(game, status=Status.TALLY, tally=tally, turn=turn)
+                  read=tuple(False for _ in game.seats), discard=discard if winning else None, trump_drawn=trump)
+    turn = replace(turn, clock=turn.clock.pause(now), attempt=None)
+    return replace(game, status=Status.TALLY, tally=tally, turn=turn), record, verdict
 
 
 def cancel_tally(game: Game, now: float) -> Game:
@@ -53,6 +81,8 @@ def _with_rack(game: Game, name: str, rack: tuple[Tile, ...] | None, read: bool)
     i = game.seat_of(name)
     if name == tally.winner and rack:
         raise GameError(f"{name} went out, so that rack is empty")
+    if rack:
+        rack = check_rack(rack, game.options)
     racks = tuple(rack if j == i else r for j, r in enumerate(tally.racks))
     reads = tuple(read if j == i else r for j, r in enumerate(tally.read))
     return replace(game, tally=replace(tally, racks=racks, read=reads))
@@ -76,9 +106,47 @@ def laid_out(final: Table, groups) -> list[bool]:
 
 
 def set_tally_rack(game: Game, name: str, rack: tuple[Tile, ...] | None) -> Game:
-    """A rack typed by the players (None: not given yet)."""
+    """A rack typed by the players (None: not given yet); one the box cannot hold is refused."""
     require(game, Status.TALLY)
     return _with_rack(game, name, rack, False)
+
+
+def tally_points(rack, options: RuleOptions) -> int:
+    """The tally's preview of what a typed rack costs; a rack the box cannot hold (``R5 J J J``
+    from the 106-tile box) is refused as the confirm refuses it.  (``rack_value`` itself stays
+    lenient: the camera totals what it reads, misreads included.)"""
+    return rack_value(check_rack(rack, options), options)
+
+
+def _melded(game: Game, override: Mapping[str, bool] | None) -> dict[str, bool]:
+    """Who has melded, for scoring: the game's knowledge, corrected by the players (the camera may
+    have missed a meld); the player who went out has melded."""
+    melded = {s.name: s.has_melded for s in game.seats}
+    for name, value in (override or {}).items():
+        game.seat_of(name)
+        if not isinstance(value, bool):
+            raise GameError(f"has {name} melded? say true or false, not {value!r}")
+        if name == game.tally.winner and not value:
+            raise GameError(f"{name} went out, so has melded")
+        melded[name] = value
+    if game.tally.winner:
+        melded[game.tally.winner] = True
+    return melded
+
+
+def _final_discard(game: Game, extra: dict[str, Any]) -> None:
+    """The winner's final discard and draw, as the rules of the game read them (004_* International):
+    a joker discarded doubles the hand; the trump may not be the final draw of an Open win."""
+    tally = game.tally
+    if not game.options.scoring_method.hand_details:
+        return
+    if tally.discard is not None:
+        extra.setdefault("joker_discard", tally.discard.is_joker)
+    closed = extra.get("hand") is not None or extra.get("hand_type") is not None
+    win = extra.get("win") or ("closed" if closed else "open")
+    if tally.trump_drawn and win == "open" and game.options.game == "international":
+        raise GameError("the trump may not be the final draw of an Open win (004_* International): "
+                        "only a Foot or Closed win may take it")
 
 
 def _missing(game: Game) -> list[str]:
@@ -86,12 +154,14 @@ def _missing(game: Game) -> list[str]:
 
 
 def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] | None] | None = None,
-                  **extra: Any) -> Game:
-    """The players agree on every rack: score the hand and deal the next one.
+                  *, melded: Mapping[str, bool] | None = None, **extra: Any) -> Game:
+    """The players agree on every rack: score the hand and deal the next one (it waits for its start).
 
     ``racks`` override the tally's (None or an empty rack: not given).  Only the
-    player who went out may have an empty rack.  ``extra`` are the International
-    hand details of :func:`rules.scoring.score_hand` (win kind, closed hand ...).
+    player who went out may have an empty rack.  ``melded`` corrects, for this
+    hand's score, whether a player has melded (Israeli and International
+    scoring).  ``extra`` are the International hand details of
+    :func:`rules.scoring.score_hand` (win kind, closed hand ...).
     """
     require(game, Status.TALLY)
     for name, rack in (racks or {}).items():
@@ -107,9 +177,9 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
                         f"or read it from the camera ({who})")
     names = game.names
     parsed = {n: list(r) for n, r in zip(names, tally.racks)}
-    melded = {s.name: s.has_melded for s in game.seats}
+    melded = _melded(game, melded)
+    _final_discard(game, extra)
     if tally.winner:
-        melded[tally.winner] = True
         extra.setdefault("winner", tally.winner)
     try:
         result = score_hand(parsed, melded=melded, pool_empty=tally.pool_empty, options=game.options, **extra)
@@ -123,7 +193,11 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
 
 
 def new_hand(game: Game, now: float) -> Game:
-    """Deal the next hand: the start passes on, rules chosen meanwhile apply, penalties start again."""
+    """Deal the next hand: the start passes on, rules chosen meanwhile apply, penalties start again.
+
+    The hand waits (DEALING, its first clock paused) while the players collect,
+    shuffle and deal: :func:`rules.game_deal.start_hand` starts it.
+    """
     options = game.pending or game.options
     starter = game.step_from(game.starter)
     seats, pool = deal(options, game.names, starter)
@@ -133,15 +207,18 @@ def new_hand(game: Game, now: float) -> Game:
         note=(f"hand {last.number} scored: " + ", ".join(f"{n} {s:+d}" for n, s in zip(game.names, last.scores)))
         if last else "",
     )
-    return replace(game, options=options, pending=None, seats=seats, pool=pool, status=Status.PLAYING,
+    return replace(game, options=options, pending=None, seats=seats, pool=pool, status=Status.DEALING,
                    hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0,
-                   turn=open_turn(options, starter, 1, (), now), last=summary, restore=None, tally=None)
+                   turn=open_turn(options, starter, 1, (), now, paused=True), last=summary, restore=None,
+                   tally=None, tiles_seen=False)
 
 
 def undo_last_hand(game: Game, now: float) -> Game:
     """Take back the last scored hand: its tally opens again as the players left it."""
     if game.undo is None:
         raise GameError("there is no scored hand to take back (only until the next hand's first turn ends)")
+    if game.status is Status.FINISHED:
+        raise GameError("the game is finished")
     back = game.undo
     return replace(back, turn=replace(back.turn, clock=back.turn.clock.pause(now)))
 
@@ -152,3 +229,20 @@ def score_sheet(game: Game) -> ScoreSheet:
     for h in game.hands:
         sheet.add_hand(HandResult(winner=h.winner, scores=dict(zip(game.names, h.scores)), method=h.method))
     return sheet
+
+
+def finish_game(game: Game, now: float) -> Game:
+    """The players stop: the game is over and its sheet final (004_*: "until they have played the number
+    of games/rounds they agreed to play"; the winner is the sheet's, e.g. most games won).
+
+    Between hands or during one (that hand is not scored); a tally being counted
+    must be confirmed or cancelled first.  Nothing can be played or taken back after.
+    """
+    if game is None:
+        raise GameError("no game yet: start one first")
+    if game.status is Status.FINISHED:
+        raise GameError("the game is finished already")
+    if game.status is Status.TALLY:
+        raise GameError("the racks are being counted: confirm the hand (or go back to the game) first")
+    turn = replace(game.turn, clock=game.turn.clock.pause(now))
+    return replace(game, status=Status.FINISHED, turn=turn, restore=None, undo=None)

@@ -13,13 +13,14 @@ from collections import Counter
 from dataclasses import replace
 
 from rules.game_clock import TurnClock
+from rules.game_deal import started
 from rules.game_state import (
     RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
     Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, tiles_added,
 )
 from rules.options import RuleOptions
 from rules.problems import Problem
-from rules.tiles import Tile
+from rules.tiles import RuleError, Tile
 from rules.solver import Solution, solve, suggest_rearrangement
 from rules.turns import validate_turn
 
@@ -79,6 +80,10 @@ def start_game(names: list[str], options: RuleOptions, now: float, *, first: int
 def require(game: Game | None, status: Status = Status.PLAYING) -> Game:
     if game is None:
         raise GameError("no game yet: start one first")
+    if game.status is Status.DEALING and status is Status.PLAYING:
+        raise GameError("the next hand has not started yet: start it once the tiles are dealt")
+    if game.status is Status.FINISHED:
+        raise GameError("the game is finished: start a new one")
     if game.status is not status:
         raise GameError(f"not possible now: the game is in its {game.status.value}, not {status.value}")
     return game
@@ -152,12 +157,18 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
     return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
 
 
-def draw(game: Game, source: DrawSource) -> Game:
-    """American/International: the draw that opens a turn (pool, previous discard or trump)."""
-    require(game)
-    turn = game.turn
+def draw(game: Game, source: DrawSource, now: float | None = None) -> Game:
+    """American/International: the draw that opens a turn (pool, previous discard or trump).
+
+    A trump drawn may be put back by drawing again from the pool or the
+    discards: it may be taken only to win at once (seed 004).  ``now`` starts
+    a hand that waits for its start (see :mod:`rules.game_deal`).
+    """
+    game = require(started(game, now))
     if not game.options.flow.draw_then_discard:
         raise GameError("in Sabra a draw ends the turn: press 'End turn' with the table unchanged")
+    game = _trump_put_back(game, source)
+    turn = game.turn
     if turn.step is not Step.DRAW:
         raise GameError("this turn has already drawn")
     seat = turn.seat
@@ -183,12 +194,45 @@ def draw(game: Game, source: DrawSource) -> Game:
     else:
         if not game.trump_up:
             raise GameError("the trump tile has been taken already")
-        # seed 004: the trump may be taken only to win at once (American); the players judge that
+        # seed 004: the trump may be taken only to win at once: the turn can end only with "Rummikub!"
         tile = game.trump
         me = game.seats[seat]
         game = replace(game, trump_up=False,
                        seats=replace_seat(game.seats, seat, replace(me, rack_count=me.rack_count + 1)))
     return replace(game, turn=replace(turn, step=Step.MELD, drew=Drawn(source, tile)))
+
+
+def _trump_put_back(game: Game, source: DrawSource) -> Game:
+    """Drawing again after taking the trump: the trump goes back face up, the draw is undone."""
+    turn = game.turn
+    if turn.drew is None or turn.drew.source is not DrawSource.TRUMP or source is DrawSource.TRUMP:
+        return game
+    me = game.seats[turn.seat]
+    return replace(game, trump_up=True, turn=replace(turn, step=Step.DRAW, drew=None),
+                   seats=replace_seat(game.seats, turn.seat, replace(me, rack_count=me.rack_count - 1)))
+
+
+def ending_checks(game: Game, discard: Tile | None, *, winning: bool = False) -> None:
+    """What ends a turn besides a legal table (seed 004, American and International).
+
+    A turn starts with a draw and ends with a discard, the winner's too ("meld
+    all the remaining tiles in his hand except for one, which is the final
+    discard"); the trump may be drawn only "if the player who draws it can
+    thereby win the game", so only "Rummikub!" ends a turn that took it.
+    """
+    if game.restore is not None:
+        raise GameError("put the table back first (as the picture shows), then play on")
+    turn = game.turn
+    if turn.step is Step.DRAW:
+        raise GameError("draw first: from the pool, the previous discard or the trump tile")
+    if not game.options.flow.draw_then_discard:
+        return
+    if discard is None:
+        raise GameError("discard a tile to end the turn: in this game every turn, the winner's too, "
+                        "ends with a discard")
+    if not winning and turn.drew is not None and turn.drew.source is DrawSource.TRUMP:
+        raise GameError("the trump may be taken only to win at once: call Rummikub!, or put it back "
+                        "by drawing from the pool or the discards")
 
 
 def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DONE,
@@ -198,14 +242,12 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
     A legal table ends the turn; an illegal one is refused and the turn (and
     its clock) go on so that the player can fix it (the record is None).  In
     Sabra a turn that placed nothing draws a tile; in the American and
-    International games the turn ends with a discard.
+    International games the turn ends with a discard (refused without one).
+    A hand waiting for its start starts now.
     """
-    require(game)
-    if game.restore is not None:
-        raise GameError("put the table back first (as the picture shows), then play on")
+    game = require(started(game, now))
+    ending_checks(game, discard)
     turn = game.turn
-    if turn.step is Step.DRAW:
-        raise GameError("draw first: from the pool, the previous discard or the trump tile")
     verdict = judge(game, table)
     if not verdict.legal:
         return replace(game, turn=replace(turn, attempt=verdict)), None, verdict
@@ -265,15 +307,42 @@ def table_restored(game: Game, now: float, table: Table | None = None) -> Game:
     return replace(game, restore=None, turn=replace(game.turn, clock=game.turn.clock.resume(now)))
 
 
+def check_rack(rack, options: RuleOptions) -> tuple[Tile, ...]:
+    """A rack the box can hold, else the refusal the tally's confirm gives for it."""
+    rack = tuple(rack)
+    try:
+        options.box.check_counts(rack)
+    except RuleError as exc:
+        raise GameError(f"cannot score this hand: {exc}") from None
+    return rack
+
+
 def set_rack(game: Game, name: str, rack: tuple[Tile, ...] | None) -> Game:
-    """A player's own rack, typed in for hints and the turn check (None or empty: forget it)."""
+    """A player's own rack, typed in for hints and the turn check (None or empty: forget it).
+
+    A rack the box cannot hold (three R5 from the 106-tile box) is refused.
+    """
     i = game.seat_of(name)
-    return replace(game, seats=replace_seat(game.seats, i, replace(game.seats[i], rack=tuple(rack) if rack else None)))
+    rack = check_rack(rack, game.options) if rack else None
+    return replace(game, seats=replace_seat(game.seats, i, replace(game.seats[i], rack=rack)))
+
+
+def same_scoring(a: RuleOptions, b: RuleOptions) -> bool:
+    """Two options score every hand and rank the sheet alike (Sabra and American do, 004_*)."""
+    return replace(a.scoring_method, name="") == replace(b.scoring_method, name="")
 
 
 def change_rules(game: Game, options: RuleOptions) -> Game:
-    """New rules for a game in progress: they apply from the next hand."""
+    """New rules for a game in progress: they apply from the next hand.
+
+    The scoring method is the game's for good: the score sheet totals and ranks
+    every hand by one method (Israeli final scores over hands scored the Sabra
+    way mean nothing), so a change of it is refused; start a new game instead.
+    """
     low, high = options.box.players
     if not low <= len(game.seats) <= high:
         raise GameError(f"{len(game.seats)} players cannot play with the {options.tile_set} tile set")
+    if not same_scoring(options, game.options):
+        raise GameError(f"this game is scored by {game.options.scoring} scoring; a game keeps its scoring "
+                        f"method on every hand, so {options.scoring} scoring needs a new game")
     return replace(game, pending=None if options == game.options else options)

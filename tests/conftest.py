@@ -24,3 +24,27 @@ def seeds_dir(shared_dir: Path) -> Path:
     if not path.is_dir():
         pytest.skip(f"{path} is not here")
     return path
+
+
+@pytest.fixture
+def clock():
+    """A clock the test moves by hand (``webui_fakes.FakeClock``)."""
+    from webui_fakes import FakeClock
+
+    return FakeClock()
+
+
+@pytest.fixture
+def app(tmp_path, live, clock):
+    """The web app on a fresh database, its camera the module's ``live`` fixture, no ticker thread."""
+    from webui.app import create_app
+
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live,
+                      "TICKER": False, "NOW": clock})
+    yield app
+    app.extensions["companion"].session.store.close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()

@@ -45,18 +45,30 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def fake_server(tmp_path):
-    """The app on a real socket, in this process, watching a FakeLive table and a FakeClock."""
-    live = FakeLive("R1 R2 R3 | K7 B7 O7 J | R5 K5", uncertain=[4])
+def served(tmp_path, live):
+    """The app on a real socket, in this process, watching ``live`` and a FakeClock:
+    yields (url, port, live, clock)."""
     clock = FakeClock()
     app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live, "NOW": clock})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", live, clock
+    yield f"http://127.0.0.1:{server.server_port}", server.server_port, live, clock
     server.shutdown()
     app.extensions["companion"].stop()
+
+
+@pytest.fixture
+def fake_server(tmp_path):
+    """A table of three sets, one tile uncertain."""
+    for url, _, live, clock in served(tmp_path, FakeLive("R1 R2 R3 | K7 B7 O7 J | R5 K5", uncertain=[4])):
+        yield url, live, clock
+
+
+@pytest.fixture
+def server(tmp_path):
+    """An empty table."""
+    yield from served(tmp_path, FakeLive(""))
 
 
 def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
@@ -409,3 +421,105 @@ def test_teaching_typed_tiles_from_a_phone_photo_and_forgetting_them(browser, tm
     finally:
         proc.kill()
         proc.wait(10)
+
+
+# the page side of the web fixes: double presses, a time-out on an empty table, the Israeli tally
+# with its "has melded" toggles, the next hand waiting for "Start hand", the turn log on a phone
+
+
+def current_is(page, name: str) -> None:
+    page.wait_for_function("(p) => document.getElementById('current-player').textContent === p", arg=name)
+
+
+def test_double_presses_and_an_empty_table_put_back(browser, server, tmp_path):
+    url, port, live, clock = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    posts = []  # what the page sends: a double press must send one request, not rely on the server
+    page.on("request", lambda r: posts.append(r.url.split("/api/")[-1]) if r.method == "POST" else None)
+    page.goto(url + "/new")
+    page.fill("textarea[name=players]", "Ann\nBen\nCid")
+    page.dblclick("button:has-text('Start the game')")  # 14: one game, not two
+    page.wait_for_url(url + "/")
+    current_is(page, "Ann")
+    assert len(call(port, "/api/games")) == 1 and posts == ["game"]
+
+    page.dblclick("#end-turn")  # 1: Ann's turn ends (she draws); Ben's does not
+    current_is(page, "Ben")
+    page.wait_for_timeout(800)  # long enough for a second press to have gone through
+    assert [t["player"] for t in call(port, "/api/turns")] == ["Ann"] and posts == ["game", "turn/end"]
+    assert page.locator("#current-player").inner_text() == "Ben"
+
+    # 16: Ben's time runs out on his first turn, the table empty when it began
+    live.set_table("R1 R2")
+    page.wait_for_function("document.querySelectorAll('#sets .set.invalid').length === 1")
+    clock.advance(61)
+    page.locator("#restore").wait_for()
+    text = page.locator("#restore-text").inner_text()
+    assert "The table was empty when the turn began: every tile on it goes back to the racks." in text
+    assert "Lay the table out as it was" not in text and page.locator("#restore-sets .set").count() == 0
+    save(page, tmp_path, "fixes-restore-empty.png")
+    live.set_table("")  # the tiles go back: the banner goes by itself
+    page.locator("#restore").wait_for(state="hidden")
+
+
+def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, server, tmp_path):
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"], "rules": "israeli", "options": {"turn_time_limit": 60}})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
+    page.goto(url + "/")
+    assert page.locator("#turn-info").inner_text().startswith("Israeli · hand 1")  # 10
+    page.click("text=Drew from the pool")
+    page.locator("#discard-field").wait_for()
+    page.fill("#discard", "K1")
+    page.click("#rummikub")
+    page.locator("#tally").wait_for()
+    # 11: the winner's line says what minus scoring gives; 6: who has melded, and what each rack scores
+    winner = page.locator("[data-winner=Ann]")
+    assert winner.inner_text() == "went out: scores -200, nobody else has melded (minus scoring: low is good)"
+    page.fill("textarea[data-player=Ben]", "R5")
+    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('scores')")
+    assert page.locator("[data-points=Ben]").inner_text() == "1 tile · 5 points → scores +100 (not melded)"  # 17
+    page.check("input[data-melded=Ben]")
+    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.endsWith('scores +5')")
+    assert winner.inner_text() == "went out: scores -100 (minus scoring: low is good)"
+    page.fill("textarea[data-player=Cid]", "K2 K3")
+    save(page, tmp_path, "fixes-israeli-tally.png")
+    page.click("text=Confirm and score")
+    # 2: the next hand waits; the scored hand and "Take back this hand" stay whatever lies on the table
+    page.locator("#dealing").wait_for()
+    assert page.locator("#dealing-title").inner_text() == "Hand 2 is dealt"
+    assert page.locator("#clock-caption").inner_text().lower() == "waits for the start"
+    assert page.locator("#clock").inner_text() == "1:00"
+    assert "hand 1 scored: Ann -100, Ben +5, Cid +100" in page.locator("#last-turn-text").inner_text()
+    live.set_table("R1 R2 | K9")  # the old hand's tiles still lie about
+    page.wait_for_function("document.querySelectorAll('#sets .set').length === 2")
+    assert page.locator("#undo-hand").is_visible() and page.locator("#verdict").is_hidden()
+    save(page, tmp_path, "fixes-dealing.png")
+    page.click("#start-hand")
+    page.locator("#dealing").wait_for(state="hidden")
+    page.wait_for_function("document.getElementById('clock-caption').textContent === 'left of 1:00'")
+    assert call(port, "/api/state")["game"]["status"] == "playing"
+
+    # 13: the turn log on a phone: each turn a readable card, nothing wider than the screen
+    live.set_table("")
+    for _ in range(3):
+        call(port, "/api/turn/draw", {"source": "pool"})
+        call(port, "/api/turn/end", {"discard": "R9"})
+    live.set_table("R1 R2 | B4 B5")
+    call(port, "/api/turn/draw", {"source": "pool"})
+    clock.advance(200)  # an illegal table at the time-out: a long verdict in the log
+    for _ in range(100):  # the server's own clock ticks it
+        if call(port, "/api/state")["game"]["restore"]:
+            break
+        page.wait_for_timeout(50)
+    page.goto(url + "/scores")
+    log = page.locator("#turn-log")
+    log.wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    verdict = page.locator("#turn-log td.c-verdict .why").first
+    box = verdict.bounding_box()
+    assert box["width"] > 300 and box["height"] < 160, box  # whole lines (about 5 here), not a word per line
+    rows = log.locator("tbody tr")
+    assert rows.first.bounding_box()["width"] <= 390
+    log.scroll_into_view_if_needed()
+    save(page, tmp_path, "fixes-turn-log-phone.png")

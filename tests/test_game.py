@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from rules.game_codec import from_dict, to_dict
+from rules.game_deal import start_hand
 from rules.game_state import Action, DrawSource, GameError, Status, Step, table_of
 from rules.game_tally import call_rummikub, cancel_tally, confirm_tally, read_rack, score_sheet, undo_last_hand
 from rules.game_turns import change_rules, draw, end_turn, start_game, table_restored, time_out
@@ -51,7 +52,7 @@ def test_illegal_timeout_pauses_next_clock_until_table_is_back():
 
 def test_mistaken_rummikub_keeps_time_left():
     g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
-    g = call_rummikub(g, (), 20.0)
+    g, _, _ = call_rummikub(g, (), 20.0)
     assert g.status is Status.TALLY
     g = cancel_tally(g, 500.0)
     assert g.status is Status.PLAYING and g.turn.clock.remaining(505.0) == 35
@@ -59,7 +60,8 @@ def test_mistaken_rummikub_keeps_time_left():
 
 def test_blank_loser_rack_is_refused_and_winner_only_is_empty():
     g = start_game(["Ann", "Ben", "Cid"], find_variant("sabra"), 0.0)
-    g = call_rummikub(g, T("R10 R11 R12"), 5.0)
+    g, rec, _ = call_rummikub(g, T("R10 R11 R12"), 5.0)
+    assert rec.action is Action.RUMMIKUB and rec.player == "Ann"  # the winner's last turn is logged
     with pytest.raises(GameError, match="rack not given for Ben, Cid"):
         confirm_tally(g, 6.0)
     with pytest.raises(GameError, match="Cid"):
@@ -74,7 +76,7 @@ def test_blank_loser_rack_is_refused_and_winner_only_is_empty():
 
 
 def test_read_rack_needs_tiles_in_view():
-    g = call_rummikub(start_game(["Ann", "Ben"], find_variant("sabra"), 0.0), T("R10 R11 R12"), 1.0)
+    g, _, _ = call_rummikub(start_game(["Ann", "Ben"], find_variant("sabra"), 0.0), T("R10 R11 R12"), 1.0)
     with pytest.raises(GameError, match="no tiles in view"):
         read_rack(g, "Ben", T("R10 R11 R12"))
     g = read_rack(g, "Ben", T("R10 R11 R12 | K3 K9"))
@@ -88,7 +90,7 @@ def test_penalties_and_rule_change_take_effect_next_hand():
     g = change_rules(g, find_variant("american"))
     assert g.options.game == "sabra" and g.pending.game == "american"
     g = table_restored(g, 62.0, ())
-    g = call_rummikub(g, (), 63.0, winner="Ben")
+    g, _, _ = call_rummikub(g, (), 63.0, winner="Ben")
     g = confirm_tally(g, 64.0, {"Ann": R("K1")})
     assert g.options.game == "american" and g.pending is None and g.turn.step is Step.DRAW
     assert [s.penalties for s in g.seats] == [0, 0] and [s.rack_count for s in g.seats] == [14, 14]
@@ -110,7 +112,7 @@ def test_american_discard_rule_and_trump():
 def test_codec_round_trip():
     g = start_game(["Ann", "Ben"], find_variant("international"), 3.0, trump=Tile.parse("B4"))
     g, _, _ = end_turn(g, T("R10 R11 R12 | B13 K13 O13 R13"), 4.0, discard=Tile.parse("K1"))
-    g = call_rummikub(g, T("R10 R11 R12 | B13 K13 O13 R13"), 5.0, winner="Ann")
+    g, _, _ = call_rummikub(g, T("R10 R11 R12 | B13 K13 O13 R13"), 5.0, winner="Ann")
     assert from_dict(to_dict(g)) == g
 
 
@@ -157,12 +159,15 @@ class RandomPlay(RuleBasedStateMachine):
         after = self.table + (run,)
         seat = g.turn.seat
         before_count = g.seats[seat].rack_count
-        new, rec, verdict = end_turn(g, after, self.now, discard=None)
+        discard = Tile.parse("K1") if g.options.flow.draw_then_discard else None  # 004_*: every turn discards
+        if before_count < len(run) + (discard is not None):
+            return  # too few tiles left for the run (and the discard)
+        new, rec, verdict = end_turn(g, after, self.now, discard=discard)
         if rec is None:  # initial meld too low: the turn goes on
             assert not verdict.legal and new.turn.seat == seat
             self.game = new
             return
-        assert new.seats[seat].rack_count == before_count - 3 and new.seats[seat].has_melded
+        assert new.seats[seat].rack_count == before_count - 3 - (discard is not None) and new.seats[seat].has_melded
         assert new.turn.seat == g.step_from(seat)
         self.game, self.table = new, after
 
@@ -205,7 +210,15 @@ class RandomPlay(RuleBasedStateMachine):
     @rule(pool_empty=st.booleans(), numbers=st.lists(st.integers(1, 13), min_size=4, max_size=4))
     @precondition(lambda self: self.playing())
     def end_the_hand(self, pool_empty, numbers):
-        g = call_rummikub(self.game, self.table, self.now, pool_empty=pool_empty)
+        g = self.game
+        discard = None
+        if g.options.flow.draw_then_discard:  # the winner draws first and discards last (004_*)
+            if g.turn.step is Step.DRAW and not pool_empty:
+                g = draw(g, DrawSource.POOL)
+            if g.turn.step is Step.MELD:
+                discard = Tile.parse("K1")
+        g, rec, verdict = call_rummikub(g, self.table, self.now, pool_empty=pool_empty, discard=discard)
+        assert verdict.legal and (rec is not None or pool_empty)
         left = {s.name: (Tile(Color(i), numbers[i]),) for i, s in enumerate(g.seats)}  # one tile each, all distinct
         given = {n: r for n, r in left.items() if n != g.tally.winner}
         new = confirm_tally(g, self.now, given)
@@ -217,7 +230,16 @@ class RandomPlay(RuleBasedStateMachine):
         assert new.hand == g.hand + 1 and new.starter == g.step_from(g.starter)
         assert sum(score_sheet(new).totals.values()) == sum(sum(h.scores) for h in new.hands)
         assert undo_last_hand(new, self.now).hands == g.hands
+        assert new.status is Status.DEALING and new.turn.clock.paused  # nobody's time runs while dealing
         self.game, self.table = new, ()
+
+    @rule(seconds=st.floats(0, 500))
+    @precondition(lambda self: self.game is not None and self.game.status is Status.DEALING)
+    def start_the_hand(self, seconds):
+        self.now += seconds
+        assert time_out(self.game, (), self.now) is None
+        self.game = start_hand(self.game, self.now)
+        assert self.game.turn.clock.remaining(self.now) == 60 and self.game.undo is not None
 
     @invariant()
     def tiles_are_conserved(self):

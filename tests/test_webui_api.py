@@ -13,30 +13,12 @@ from hypothesis import strategies as st
 
 from rules.options import OPTION_DOCS, find_variant
 from webui.app import create_app
-from webui_fakes import FakeClock, FakeLive
+from webui_fakes import FakeLive
 
 
 @pytest.fixture
 def live():
     return FakeLive("R1 R2 R3 | K7 B7 O7 J | R5 K5")
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def app(tmp_path, live, clock):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": live,
-                      "TICKER": False, "NOW": clock})
-    yield app
-    app.extensions["companion"].session.store.close()
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
 
 
 def start(client, players=("Ann", "Ben"), **extra):
@@ -99,7 +81,7 @@ def test_hand_scored_and_exported_as_csv(client, live):
     res = client.get("/api/scores.csv")
     assert res.mimetype == "text/csv"
     rows = list(csv.reader(io.StringIO(res.get_data(as_text=True))))
-    assert rows == [["", "Ann", "Ben"], ["Game 1", "42", "-42"], ["Total", "42", "-42"]]
+    assert rows == [["", "Ann", "Ben"], ["Hand 1", "42", "-42"], ["Total", "42", "-42"], ["Hands won", "1", "0"]]
     page = client.get("/scores").get_data(as_text=True)
     assert "Export CSV" in page and "+42" in page and "Hands won" in page and "Hand 1" in page
 
@@ -431,9 +413,9 @@ def test_a_set_past_the_photos_edge_reads_unsure_and_says_why(client, live):
 def test_racks_laid_flat_during_the_count_are_totalled_not_judged(client, live):
     """After "Rummikub!", tiles laid beside the final table (a rack emptied onto the table, no rack
     board) are shown as a rack to count with its points, never as an invalid table set."""
-    start(client, ["Ann", "Ben"])
     live.set_table("R1 R2 R3 | K7 B7 O7 J")
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    start(client, ["Ann", "Ben"])  # Rummikub! judges Ann's turn: the table is as her turn found it
+    assert client.post("/api/rummikub", json={"winner": "Ann"}).get_json()["state"]["game"]["status"] == "tally"
     live.set_table("R1 R2 R3 | K7 B7 O7 J | B12 J O3")  # Ben empties his rack onto the table
     state = client.get("/api/state").get_json()
     final, group, laid = state["sets"]

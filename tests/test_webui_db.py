@@ -88,9 +88,9 @@ def test_a_full_disk_leaves_the_game_as_it_was(tmp_path):
     session.end_turn(())  # Ann draws
     shown = session.game
     fill_the_disk(store)
-    big_rack = " ".join(["R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"] * 400)  # more than a free page holds
+    big_picture = bytes(range(256)) * 800  # the next turn's picture: more than a free page holds
     with pytest.raises(StorageError, match="full"):
-        session.set_rack("Ben", big_rack)
+        session.end_turn((), big_picture)
     assert session.game == shown and store.load_game(session.game_id) == to_dict(shown)
     assert "not saved" in session.storage_error
     store._conn.execute("PRAGMA max_page_count = 1073741823")  # room again
@@ -191,4 +191,5 @@ def test_kill_9_and_restart_shows_the_same_game_and_scores(tmp_path):
     assert after["scores"]["totals"] == before["scores"]["totals"] == {"Ann": -11, "Ben": 41, "Cid": -30}
     assert after["options"]["turn_time_limit"] == 600
     assert after["clock"]["elapsed"] >= before["clock"]["elapsed"] and after["clock"]["running"]  # it runs on
-    assert [(t["hand"], t["player"], t["action"]) for t in turns] == [(1, "Ann", "pass"), (2, "Ben", "pass")]
+    assert [(t["hand"], t["player"], t["action"]) for t in turns] == [
+        (1, "Ann", "pass"), (1, "Ben", "rummikub"), (2, "Ben", "pass")]  # Rummikub! ends Ben's turn: logged

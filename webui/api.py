@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import time
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from rules.game_state import Status
-from rules.scoring import rack_value
+from rules.game_tally import tally_points as rack_points
+from rules.scoring import score_hand
 from rules.tiles import parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
 from webui.views import preview_json, verdict_json
@@ -21,12 +24,15 @@ def companion():
 
 
 def body() -> dict:
-    """The request's JSON object (an empty body counts as {}); anything else is a 400."""
+    """The request's JSON object (an empty body counts as {}); anything else is a 400 saying what it is."""
     if not request.data:
         return {}
-    data = request.get_json(silent=True)
+    try:
+        data = json.loads(request.data)
+    except ValueError as exc:  # also bytes that are not UTF-8
+        abort(400, f"the request body is not valid JSON ({str(exc)[:120]}): send a JSON object")
     if not isinstance(data, dict):
-        abort(400, "the request body must be a JSON object")
+        abort(400, f"the request body must be a JSON object, not {type(data).__name__}")
     return data
 
 
@@ -66,7 +72,7 @@ def start_game():
     c = companion()
     c.session.start_game(
         players, first=field(data, "first", int, 0), trump=field(data, "trump", str),
-        table=c.table_now(), picture=c.picture(), options=options,
+        table=c.table_now(), picture=c.picture(), options=options, once=True,
     )
     return jsonify(c.state_json()), 201
 
@@ -81,12 +87,22 @@ def _options_from(data: dict) -> RuleOptions | None:
     return base.replace(**overrides) if overrides else base
 
 
+def turn_field(data: dict) -> str | None:
+    """Which turn a press is for (``game.turn.id`` of /api/state): a press for a turn that has
+    already ended is refused with 409 ("Ann's turn already ended"); left out: whichever turn is on."""
+    turn = field(data, "turn", str)
+    if turn is not None:
+        companion().session.check_turn(turn)  # at once, before waiting for the table to settle
+    return turn
+
+
 def _end_turn(action: str):
     data = body()
     c = companion()
     discard = field(data, "discard", str)
+    turn = turn_field(data)
     player = c.session.current_player
-    verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard)
+    verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard, turn=turn)
     state = c.state_json()
     # a refusal that rests only on sets whose verdict hangs on a doubtful tile reads UNSURE, as on the page
     return jsonify(verdict=preview_json(verdict, player, state["sets"]), state=state)
@@ -109,7 +125,7 @@ def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""
     data = body()
     c = companion()
-    c.session.draw(field(data, "source", str, "pool"))
+    c.session.draw(field(data, "source", str, "pool"), turn=turn_field(data))
     state = c.state_json()
     return jsonify(drew=state["game"]["turn"]["drew"], state=state)
 
@@ -125,14 +141,19 @@ def check_turn():
 
 @bp.post("/rummikub")
 def rummikub():
-    """"Rummikub!" (or ``{"pool_empty": true}``): open the rack tally."""
+    """"Rummikub!" (or ``{"pool_empty": true}``): the turn is judged as "End turn" judges it, then the
+    rack tally opens; on an illegal table it is refused (``verdict``) and the turn goes on."""
     data = body()
     c = companion()
-    c.session.call_rummikub(
+    turn = turn_field(data)
+    player = c.session.current_player
+    verdict = c.session.call_rummikub(
         c.settled_table(), winner=field(data, "winner", str), pool_empty=field(data, "pool_empty", bool, False),
+        discard=field(data, "discard", str), turn=turn,
     )
     state = c.state_json()
-    return jsonify(tally=state["game"]["tally"], state=state)
+    return jsonify(tally=state["game"]["tally"], verdict=preview_json(verdict, player, state["sets"]) if verdict
+                   else None, state=state)
 
 
 @bp.post("/tally/read")
@@ -154,16 +175,87 @@ def tally_confirm():
     extra = field(data, "extra", dict, {})
     if {"racks", "self"} & set(extra):  # they would collide with confirm_tally's own arguments
         abort(400, f"field 'extra' may not hold {sorted({'racks', 'self'} & set(extra))}")
+    melded = field(data, "melded", dict)
+    if melded is not None:
+        if not all(isinstance(v, bool) for v in melded.values()):
+            abort(400, "field 'melded' maps each player to true (has melded) or false (has not)")
+        extra["melded"] = melded
     c = companion()
     result = c.session.confirm_tally(racks, **extra)
     return jsonify(result=result, state=c.state_json())
 
 
+FLAGS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+
+
+def flag_arg(name: str) -> bool | None:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return None
+    if raw.lower() not in FLAGS:
+        abort(400, f"{name} must be true or false, not {raw[:40]!r}")
+    return FLAGS[raw.lower()]
+
+
 @bp.get("/tally/points")
 def tally_points():
-    """What a typed rack costs under the rules in force (the tally's points preview): ``?rack=R5 K13 J``."""
+    """What a typed rack costs under the rules in force (the tally's points preview): ``?rack=R5 K13 J``.
+
+    With ``player`` (while the racks are counted) also the ``score`` that rack enters on the sheet for
+    that player, who counts as having melded or not (``melded``: true/false, default what the game
+    knows): Israeli minus scoring counts a player who never melded at +100, International at -100.
+    ``win`` and ``joker_discard``: the International details chosen on the page.  ``score`` is null
+    where it depends on the other racks too (Sabra or American with the pool empty) or on the closed
+    hand's points.
+    """
+    c = companion()
+    rules = c.session.rules
     tiles = parse_tiles(request.args.get("rack", ""))
-    return jsonify(tiles=len(tiles), points=rack_value(tiles, companion().session.rules))
+    # a rack the box cannot hold is refused here as the confirm refuses it (rules.game_tally.tally_points)
+    out = {"tiles": len(tiles), "points": rack_points(tiles, rules)}
+    name = request.args.get("player")
+    g = c.session.game
+    if name is None or g is None or g.status is not Status.TALLY or g.tally is None:
+        return jsonify(out)
+    seat = g.seats[g.seat_of(name)]
+    melded = flag_arg("melded")
+    melded = seat.has_melded if melded is None else melded
+    out["melded"] = melded
+    out["score"] = loser_score(g, name, tiles, melded, request.args.get("win") or None,
+                               bool(flag_arg("joker_discard")))
+    return jsonify(out)
+
+
+def loser_score(g, name: str, tiles, melded: bool, win: str | None, joker_discard: bool) -> int | None:
+    """The score ``name`` enters with ``tiles`` left, by the game's own scoring (rules.scoring.score_hand),
+    as a player who did not go out; None when it depends on more than this rack."""
+    o = g.options
+    winner = g.tally.winner
+    if winner == name:
+        return None
+    if winner is None and not o.scoring_method.final_scores and not o.scoring_method.hand_details:
+        return None  # Sabra and American, pool empty: it depends on the lowest rack
+    extra: dict = {}
+    if o.scoring_method.hand_details:  # International
+        if win == "closed" and not melded:
+            return None  # pays the closed hand's points
+        extra = {"win": win if win in ("open", "foot") else "open", "joker_discard": joker_discard}
+    out = winner if winner is not None else ("" if name != "" else " ")
+    try:
+        result = score_hand({out: [], name: list(tiles)}, melded={out: True, name: melded}, options=o,
+                            winner=out, **extra)
+    except (ValueError, TypeError):
+        return None
+    return int(result.scores[name])
+
+
+@bp.post("/hand/start")
+def hand_start():
+    """The next hand is dealt ("Start hand"): its first turn's clock starts."""
+    data = body()
+    c = companion()
+    c.session.start_hand(turn=turn_field(data))
+    return jsonify(c.state_json())
 
 
 @bp.post("/tally/undo")
@@ -246,24 +338,42 @@ def resume(game_id: int):
     return jsonify(c.state_json())
 
 
+def game_arg() -> int | None:
+    """``?game=ID`` (an earlier game, as /api/games lists them); None: the game on the table."""
+    raw = request.args.get("game")
+    if raw is None:
+        return None
+    if not raw.isdigit():
+        abort(400, f"game must be a game's number as /api/games lists them, not {raw[:40]!r}")
+    return int(raw)
+
+
 @bp.get("/scores")
 def scores():
-    sheet = companion().sheet_json()
+    """The score sheet of the game on the table, or of an earlier game (``?game=ID``)."""
+    game_id = game_arg()
+    sheet = companion().sheet_json(game_id)
     if sheet is None:
-        abort(404, "no game yet")
+        abort(404, "no game yet" if game_id is None else f"there is no game {game_id}")
     return jsonify(sheet)
 
 
 @bp.get("/scores.csv")
 def scores_csv():
-    """The score sheet as CSV (rules.scoring.ScoreSheet.to_rows)."""
-    rows = companion().session.sheet_csv_rows()
+    """The score sheet as CSV (``?game=ID`` for an earlier game), the file named by game and date."""
+    c = companion()
+    game_id = game_arg()
+    if game_id is None:
+        game_id = c.session.game_id
+    rows = c.csv_rows(game_id) if game_id is not None else None
     if not rows:
-        abort(404, "no game yet")
+        abort(404, "no game yet" if game_id is None else f"there is no game {game_id}")
     buf = io.StringIO()
     csv.writer(buf).writerows(rows)
-    return Response(buf.getvalue(), mimetype="text/csv",
-                    headers={"Content-Disposition": "attachment; filename=rummikub-scores.csv"})
+    started = c.session.store.started_at(game_id)
+    day = time.strftime("%Y-%m-%d", time.localtime(started)) if started else "undated"
+    return Response(buf.getvalue(), mimetype="text/csv", headers={
+        "Content-Disposition": f"attachment; filename=rummikub-game-{game_id}-{day}.csv"})
 
 
 @bp.get("/turns")
@@ -271,8 +381,8 @@ def turns():
     """The turn log of the current game, oldest first (``?limit=N`` for the last N)."""
     c = companion()
     limit = request.args.get("limit")
-    if limit is not None and not limit.isdigit():
-        abort(400, "limit must be a whole number")
+    if limit is not None and not (limit.isdigit() and int(limit) >= 1):
+        abort(400, f"limit must be a whole number, 1 or more, not {limit[:40]!r}")
     if c.session.game_id is None:
         return jsonify([])
     return jsonify(c.session.store.turns(c.session.game_id, int(limit) if limit else None))

@@ -21,7 +21,7 @@ from werkzeug.exceptions import HTTPException
 from webui import security
 from webui.companion import Companion, make_live
 from webui.db import Store, default_db_path
-from webui.session import GameSession, StorageError
+from webui.session import Conflict, GameSession, StorageError
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -77,6 +77,14 @@ def _register_errors(app: Flask) -> None:
         from flask import render_template
 
         return render_template("error.html", message=str(exc)), 503
+
+    @app.errorhandler(Conflict)  # a press for a turn that has ended, a game just started: 409
+    def conflict(exc: Conflict):
+        if wants_json():
+            return jsonify(error="Conflict", message=str(exc)), 409
+        from flask import render_template
+
+        return render_template("error.html", message=str(exc)), 409
 
     @app.errorhandler(ValueError)  # NotationError, RuleError, SessionError, bad options
     def value_error(exc: ValueError):

@@ -14,13 +14,15 @@ import time
 import uuid
 from pathlib import Path
 
-from rules.game_state import Status, Table
+from rules.game_codec import from_dict
+from rules.game_state import Game, Status, Table
+from rules.game_tally import score_sheet
 from rules.tiles import format_table
 from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.demo import DemoDriver, DemoScript
 from webui.session import GameSession
-from webui.views import Hints, game_json, preview_json, sets_json, sheet_view
+from webui.views import Hints, csv_rows, game_json, preview_json, sets_json, sheet_view
 
 
 class UnavailableLive:
@@ -51,6 +53,49 @@ class UnavailableLive:
         return self._state
 
 
+NO_CAMERA = ("none. The recorded demo game stopped when you took over: this server has no camera "
+             "(it was started without --source), so it cannot see your table. It keeps the turns, the clock "
+             "and the scores, seeing no tile placed (in Sabra, End turn draws a tile); racks are typed in at "
+             "the end of a hand. "
+             "To watch a table, start it with --source 0 (a webcam).")
+
+
+class NoCamera:
+    """The live table once a person has taken over the recorded demo: no camera, and the table is taken
+    to be the game's own (as the turn found it), so nothing of the recording is ever judged."""
+
+    def __init__(self, session: GameSession, version: int, error: str = NO_CAMERA) -> None:
+        self.session = session
+        self.version = version  # never below the recording's, so a page drops no state as old
+        self.error = error
+        self._wake = threading.Event()
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self._wake.set()
+
+    def follow_rules(self, rules) -> None:
+        pass
+
+    def follow_count(self, final) -> None:
+        pass
+
+    def state(self) -> TableState:
+        g = self.session.game
+        table: Table = ()
+        if g is not None:
+            table = g.tally.table if g.status is Status.TALLY and g.tally is not None else g.turn.table_before
+        return TableState.from_sets(table, version=self.version, stable=True, camera_ok=False,
+                                    camera_error=self.error)
+
+    def wait_for_change(self, version: int, timeout: float) -> TableState:
+        if version == self.version:
+            self._wake.wait(min(timeout, 1.0))
+        return self.state()
+
+
 def recorded_game() -> Path:
     """The demo game shipped in sample_images/ (``python -m models.render.game`` makes it), and its script."""
     return sample_images_dir() / "recorded_game.mp4"
@@ -78,6 +123,7 @@ class Companion:
         self.server_id = uuid.uuid4().hex[:12]
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
+        self._switch = threading.Lock()
         self._rules = None
         self._final = None  # the final table the live picture was told of, while racks are counted
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
@@ -109,9 +155,20 @@ class Companion:
             self.demo_players = list(self.demo.script.players)
 
     def take_over(self) -> None:
-        """A person acts on the page: the recorded demo stops pressing buttons for good."""
-        if self.demo is not None:
+        """A person acts on the page: the recorded demo stops pressing buttons for good, and the
+        recording stops: from now on this server has no camera (:class:`NoCamera`), so nothing the
+        recording shows is judged as the people's table."""
+        if self.demo is None:
+            return
+        with self._switch:
+            if not self.demo.driving:
+                return
             self.demo.take_over()
+            recording = self.live
+            self.live = NoCamera(self.session, self.table_state().version + 1)
+            self._rules = self._final = None
+        # stopping the video's thread takes a moment: not on the request's time
+        threading.Thread(target=recording.stop, name="recording stops", daemon=True).start()
 
     # the table now ------------------------------------------------------------
     def table_state(self) -> TableState:
@@ -139,11 +196,17 @@ class Companion:
         """One step of the background clock: time-outs, the restore banner, the reader's rules."""
         self.follow_rules()
         ts = self.table_state()
-        if ts.stable:
-            self.session.check_restored(ts.tables)
-        self.session.tick(ts.tables, self.picture(ts))
-        if self.demo is not None and ts.frame > 0:
-            self.demo.step(ts.frame - 1, ts.tables, self.picture(ts))
+        demo = self.demo
+        # while the demo drives, a person's game left on the table (from before this start) is never
+        # judged against the recording: its clock does not run out until the demo's own game replaces it
+        if demo is None or not demo.driving or demo.owns_table():
+            if ts.stable:
+                self.session.check_restored(ts.tables)
+                if ts.camera_ok:  # a table cleared after the tally starts the next hand (never a camera that sees nothing)
+                    self.session.hand_seen(ts.tables)
+            self.session.tick(ts.tables, self.picture(ts))
+        if demo is not None and ts.frame > 0:
+            demo.step(ts.frame - 1, ts.tables, self.picture(ts))
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -180,10 +243,26 @@ class Companion:
         ts = ts if ts is not None else self.table_state()
         return f"{ts.version}.{self.session.version}"
 
-    def sheet_json(self) -> dict | None:
+    def game_of(self, game_id: int | None = None) -> tuple[int | None, Game | None]:
+        """The game on the table (``game_id`` None or its id), or an earlier one from the database;
+        (game_id, None) when there is no such game."""
         s = self.session
-        sheet = s.sheet()
-        return sheet_view(sheet, s.store.hands(s.game_id)) if sheet else None
+        if game_id is None or game_id == s.game_id:
+            return s.game_id, s.game
+        doc = s.store.load_game(game_id)
+        return game_id, (from_dict(doc) if doc is not None else None)
+
+    def sheet_json(self, game_id: int | None = None) -> dict | None:
+        """The score sheet of the game on the table, or of game ``game_id``; None when there is none."""
+        game_id, game = self.game_of(game_id)
+        if game is None:
+            return None
+        return sheet_view(score_sheet(game), self.session.store.hands(game_id))
+
+    def csv_rows(self, game_id: int | None = None) -> list[list] | None:
+        """The score sheet of that game as CSV rows (views.csv_rows); None when there is no such game."""
+        game_id, game = self.game_of(game_id)
+        return csv_rows(score_sheet(game)) if game is not None else None
 
     def state_json(self) -> dict:
         self.follow_rules()

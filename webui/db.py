@@ -234,6 +234,11 @@ class Store:
         rows = self._read("SELECT state FROM games WHERE id = ?", (game_id,))
         return json.loads(rows[0]["state"]) if rows else None
 
+    def started_at(self, game_id: int) -> float | None:
+        """When a game was started (``time.time()``), None for no such game."""
+        rows = self._read("SELECT started_at FROM games WHERE id = ?", (game_id,))
+        return rows[0]["started_at"] if rows else None
+
     def latest_game_id(self) -> int | None:
         rows = self._read("SELECT id FROM games ORDER BY updated_at DESC, id DESC LIMIT 1")
         return rows[0]["id"] if rows else None
@@ -242,6 +247,7 @@ class Store:
         """Recent games, newest first: when, who, status, hands scored."""
         rows = self._read(
             "SELECT g.id, g.started_at, g.updated_at, g.status, json_extract(g.options, '$.game') AS game, "
+            "json_extract(g.options, '$.scoring') AS scoring, "
             "(SELECT COUNT(*) FROM hands h WHERE h.game_id = g.id) AS hands "
             "FROM games g ORDER BY g.updated_at DESC, g.id DESC LIMIT ?", (int(limit),))
         return [dict(r, players=self.game_players(r["id"])) for r in rows]
@@ -271,6 +277,12 @@ class Store:
                 "racks": json.loads(r["racks"]), "scores": scores,
             })
         return out
+
+    def turn_player(self, game_id: int, hand: int, number: int) -> str | None:
+        """Who played turn ``number`` of hand ``hand`` (None when the log has no such turn)."""
+        rows = self._read("SELECT player FROM turns WHERE game_id = ? AND hand = ? AND number = ? "
+                          "ORDER BY id DESC LIMIT 1", (game_id, hand, number))
+        return rows[0]["player"] if rows else None
 
     def turns(self, game_id: int, limit: int | None = None) -> list[dict]:
         sql = "SELECT * FROM turns WHERE game_id = ? ORDER BY id DESC"

@@ -103,6 +103,11 @@ class DemoDriver:
         self._next = 0
         self._lock = threading.Lock()
         self._grace = round(GRACE_SECONDS * script.fps)
+        self._game_id = session.store.get_setting(DEMO_GAME)  # the game the demo started, if any
+
+    def owns_table(self) -> bool:
+        """No game is on the table, or the demo's own: the recording may be judged as that game's table."""
+        return self.session.game is None or self.session.game_id == self._game_id
 
     @property
     def done(self) -> int:
@@ -195,6 +200,7 @@ class DemoDriver:
         s.start_game(list(self.script.players), table=table, picture=picture, options=self.script.rules,
                      remember=False)
         s.store.set_setting(DEMO_GAME, s.game_id)
+        self._game_id = s.game_id
         if old is not None and old != s.game_id:
             s.store.delete_game(int(old))
         self._said(None, "a new game of " + " and ".join(self.script.players), None)

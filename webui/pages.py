@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template, request
 
-from rules.game_codec import from_dict
-from rules.game_tally import score_sheet
 from rules.options import OPTION_DOCS, VARIANTS
 from webui.labels import RULEBOOKS, option_fields
-from webui.views import rules_words, sheet_view
+from webui.views import rules_name, rules_words
 
 bp = Blueprint("pages", __name__)
 
@@ -32,18 +30,14 @@ def scores():
     """The score sheet of the game on the table, or of an earlier game (``?game=ID``)."""
     c = companion()
     session = c.session
-    game_id = request.args.get("game", type=int) or session.game_id
-    if game_id == session.game_id:
-        game, sheet = session.game, c.sheet_json()
-    else:
-        doc = session.store.load_game(game_id)
-        if doc is None:
-            abort(404, f"there is no game {game_id}")
-        game = from_dict(doc)
-        sheet = sheet_view(score_sheet(game), session.store.hands(game_id))
+    game_id, game = c.game_of(request.args.get("game", type=int))
+    if game_id is not None and game is None:
+        abort(404, f"there is no game {game_id}")
+    sheet = c.sheet_json(game_id) if game is not None else None
     turns = session.store.turns(game_id, limit=30) if game_id else []
     return render_template("scores.html", sheet=sheet, game_id=game_id, current=game_id == session.game_id,
-                           players=list(game.names) if game else [], turns=list(reversed(turns)))
+                           players=list(game.names) if game else [], turns=list(reversed(turns)),
+                           rules=rules_name(game.options) if game else None)
 
 
 @bp.get("/new")

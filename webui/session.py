@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Callable
 
 from rules.game_codec import from_dict, options_back, to_dict
+from rules.game_deal import hand_table_seen, start_hand
 from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, read_rack, score_sheet, undo_last_hand,
@@ -24,8 +25,15 @@ from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
 from webui.db import KEEP, Store, StoreError
+from webui.views import variant_name
 
 SessionError = GameError  # a move that makes no sense now: a 400 with the reason
+
+SAME_START_S = 3.0  # a second identical "Start the game" this soon after the first is a double press
+
+
+class Conflict(SessionError):
+    """A press for something already done (a turn that has ended, a game just started): a 409."""
 
 
 class StorageError(RuntimeError):
@@ -48,11 +56,19 @@ def hand_rows(game: Game) -> list[dict]:
              "scores": dict(zip(game.names, h.scores))} for h in game.hands]
 
 
-def rack_arg(text: str | None) -> tuple[Tile, ...] | None:
-    """A rack typed on the page: blank (or only spaces) means not given, never an empty rack."""
+def rack_arg(text: str | None, name: str | None = None) -> tuple[Tile, ...] | None:
+    """A rack typed on the page: blank (or only spaces) means not given, never an empty rack.
+
+    A code that is not a tile is refused naming whose rack it is in (``name``).
+    """
     if text is None or not str(text).strip():
         return None
-    return tuple(parse_tiles(str(text)))
+    try:
+        return tuple(parse_tiles(str(text)))
+    except ValueError as exc:
+        if name is None:
+            raise
+        raise SessionError(f"{name}'s rack: {exc}") from None
 
 
 class GameSession:
@@ -72,6 +88,7 @@ class GameSession:
         self.options = options or (options_back(saved) if saved else find_variant("sabra"))
         self.hint_enabled = bool(store.get_setting("hint", False))
         self._hint_cache: dict = {}
+        self._started: tuple | None = None  # (request, monotonic time, game): the last "Start the game"
         latest = store.latest_game_id()
         if latest is not None:
             try:
@@ -129,6 +146,56 @@ class GameSession:
     def current_player(self) -> str | None:
         return self.game.current.name if self.game else None
 
+    def turn_id(self) -> str | None:
+        """Which turn is on: ``GAME.HAND.TURN``.  A press names it (``turn``) so that a second press
+        of the same button, or another phone's at the same moment, cannot end the next player's turn."""
+        g = self.game
+        return None if g is None else f"{self.game_id}.{g.hand}.{g.turn.number}"
+
+    def check_turn(self, turn: str | None) -> None:
+        """Refuse (:class:`Conflict`, a 409) a press meant for a turn that is no longer on."""
+        with self._lock:
+            self._check_turn(turn)
+
+    def _check_turn(self, turn: str | None) -> None:
+        if turn is None or turn == self.turn_id():
+            return
+        try:
+            game_id, hand, number = (int(x) for x in str(turn).split("."))
+        except ValueError:
+            raise SessionError(f"turn {str(turn)[:40]!r} is not GAME.HAND.TURN (game.turn.id in /api/state)") from None
+        g = self.game
+        if g is None:
+            raise Conflict("that press was for a game that is no longer on the table: start or resume one")
+        if game_id != self.game_id:
+            raise Conflict(f"that press was for another game (game {game_id}); the game on the table "
+                           f"is {', '.join(g.names)}: it is {g.current.name}'s turn")
+        now = f"it is {g.current.name}'s turn now (hand {g.hand}, turn {g.turn.number})"
+        if (hand, number) > (g.hand, g.turn.number):
+            raise Conflict(f"turn {number} of hand {hand} has not started; {now}")
+        who = self.store.turn_player(self.game_id, hand, number)
+        raise Conflict(f"{who}'s turn already ended; {now}" if who
+                       else f"turn {number} of hand {hand} already ended; {now}")
+
+    def _in_play(self, what: str) -> Game:
+        """The game, in play; in plain words why not (the racks are being counted)."""
+        g = self._playing()
+        if g.status is Status.TALLY:
+            raise SessionError(f"the hand is already being counted: {what} is not possible now "
+                               "(confirm the racks, or press Back to the game)")
+        return g
+
+    def _counting(self) -> Game:
+        """The game, its racks being counted; in plain words why not."""
+        g = self._playing()
+        if g.status is not Status.TALLY:
+            if g.undo is not None:
+                raise SessionError(f"no hand is being counted: hand {g.undo.hand} is already scored "
+                                   "(press Take back this hand to count it again)")
+            if g.status is Status.PLAYING:
+                raise SessionError("no hand is being counted: press Rummikub! or Pool empty first")
+        return g
+
     def judge(self, table: Table):
         return judge(self._playing(), table_of(table))
 
@@ -146,7 +213,9 @@ class GameSession:
                 "paused": c.paused, "expired": c.expired(now)}
 
     def games(self) -> list[dict]:
-        return [dict(g, current=g["id"] == self.game_id) for g in self.store.games()]
+        """Games to resume or browse, newest first; ``game_name`` names the rules ("Israeli")."""
+        return [dict(g, current=g["id"] == self.game_id, game_name=variant_name(g["game"], g.get("scoring")))
+                for g in self.store.games()]
 
     # settings ---------------------------------------------------------------------
     def set_options(self, options: RuleOptions) -> str:
@@ -175,13 +244,22 @@ class GameSession:
 
     # games ------------------------------------------------------------------------
     def start_game(self, names: list[str], *, first: int = 0, trump: str | None = None, table: Table = (),
-                   picture: bytes | None = None, options: RuleOptions | None = None, remember: bool = True) -> None:
+                   picture: bytes | None = None, options: RuleOptions | None = None, remember: bool = True,
+                   once: bool = False) -> None:
         """Seat the players (listed clockwise round the table) and start the first hand.
 
         ``options`` become the rules for later games too unless ``remember`` is False (the recorded demo's).
+        ``once``: refuse (:class:`Conflict`) the same new game asked for again within ``SAME_START_S``
+        while the one just started is untouched (a double press of "Start the game").
         """
         with self._lock:
             opts = options or self.options
+            request = (tuple(names), opts, int(first), trump)
+            if once and self._started is not None:
+                asked, at, started = self._started
+                if asked == request and started is self.game and time.monotonic() - at < SAME_START_S:
+                    raise Conflict(f"this game of {', '.join(map(str, names))} was started a moment ago "
+                                   "(Start the game pressed twice?): it is on the table")
             game = start_game(names, opts, self.now(), first=int(first),
                               trump=Tile.parse(trump) if trump else None, table=table_of(table))
             self._leave()
@@ -194,6 +272,7 @@ class GameSession:
             if remember:
                 self.options = opts
             self.game, self.game_id, self.snapshot_jpeg = game, game_id, picture
+            self._started = (request, time.monotonic(), game)
             self.storage_error = None
             self._bump()
 
@@ -223,19 +302,27 @@ class GameSession:
             self._bump()
 
     # turns ------------------------------------------------------------------------
-    def draw(self, source: str = "pool") -> None:
+    def draw(self, source: str = "pool", *, turn: str | None = None) -> None:
+        """American/International: the draw that opens a turn (``turn``: see :meth:`turn_id`)."""
         with self._lock:
             try:
                 src = DrawSource(source)
             except ValueError:
                 raise SessionError(f"draw source {source!r}: use pool, discard or trump") from None
-            self._commit(draw(self._playing(), src))
+            self._check_turn(turn)
+            self._commit(draw(self._in_play("a draw"), src, self.now()))  # a hand waiting to start starts
 
     def end_turn(self, table: Table, picture: bytes | None = None, *, action: str = "done",
-                 discard: str | None = None):
-        """The player says the turn is over; an illegal table is refused and the turn goes on."""
+                 discard: str | None = None, turn: str | None = None):
+        """The player says the turn is over; an illegal table is refused and the turn goes on.
+
+        ``turn`` (see :meth:`turn_id`): the turn the press is for; one that has ended already is refused
+        (:class:`Conflict`), so a double press cannot end the next player's turn.  None: whichever is on.
+        """
         with self._lock:
-            new, record, verdict = end_turn(self._playing(), table_of(table), self.now(), action=Action(action),
+            self._check_turn(turn)
+            g = self._in_play("ending a turn")
+            new, record, verdict = end_turn(g, table_of(table), self.now(), action=Action(action),
                                             discard=Tile.parse(discard) if discard else None)
             if record is None:
                 self._commit(new)
@@ -262,6 +349,25 @@ class GameSession:
                 if new is not self.game:
                     self._commit(new)
 
+    def start_hand(self, *, turn: str | None = None) -> None:
+        """The players have dealt the next hand ("Start hand"): its first turn's clock starts now."""
+        with self._lock:
+            self._check_turn(turn)
+            g = self._playing()
+            if g.status is Status.PLAYING:
+                raise Conflict(f"hand {g.hand} has already started: it is {g.current.name}'s turn")
+            self._commit(start_hand(g, self.now()))
+
+    def hand_seen(self, table: Table) -> None:
+        """A stable table the camera really sees while the next hand waits: cleared after tiles were
+        seen, it starts the hand (rules.game_deal.hand_table_seen)."""
+        with self._lock:
+            g = self.game
+            if g is not None and g.status is Status.DEALING:
+                new = hand_table_seen(g, table_of(table), self.now())
+                if new is not g:
+                    self._commit(new)
+
     def dismiss_restore(self) -> None:
         """The players say the table is back as the picture shows."""
         with self._lock:
@@ -272,28 +378,43 @@ class GameSession:
     def set_rack(self, name: str, codes: str | None) -> None:
         """A player's own rack, typed in for hints and the turn check."""
         with self._lock:
-            self._commit(set_rack(self._playing(), name, rack_arg(codes)))
+            self._commit(set_rack(self._playing(), name, rack_arg(codes, name)))
 
     # end of hand ------------------------------------------------------------------
-    def call_rummikub(self, table: Table, *, winner: str | None = None, pool_empty: bool = False) -> None:
+    def call_rummikub(self, table: Table, *, winner: str | None = None, pool_empty: bool = False,
+                      discard: str | None = None, turn: str | None = None):
+        """"Rummikub!" (or the pool ran out): the turn it ends is judged as "End turn" is; on an illegal
+        table it is refused and the turn goes on.  Returns the verdict."""
         with self._lock:
-            self._commit(call_rummikub(self._playing(), table_of(table), self.now(), winner=winner,
-                                       pool_empty=pool_empty))
+            self._check_turn(turn)
+            g = self._in_play("Rummikub!" if not pool_empty else "Pool empty")
+            extra = {"discard": Tile.parse(discard)} if discard else {}
+            new, record, verdict = call_rummikub(g, table_of(table), self.now(), winner=winner,
+                                                 pool_empty=pool_empty, **extra)
+            self._commit(new, record=record)
+            return verdict
 
     def read_rack(self, name: str, table: Table) -> str:
         """The tiles the camera sees beyond the final table: the player's rack laid out in view."""
         with self._lock:
-            new = read_rack(self._playing(), name, table_of(table))
+            new = read_rack(self._counting(), name, table_of(table))
             self._commit(new)
             return format_tiles(new.tally.racks[new.seat_of(name)])
 
-    def confirm_tally(self, racks: dict[str, str | None], **extra) -> dict:
-        """The players agree on every rack: score the hand and deal the next one."""
+    def confirm_tally(self, racks: dict[str, str | None], *, melded: dict[str, bool] | None = None,
+                      **extra) -> dict:
+        """The players agree on every rack: score the hand and deal the next one (it waits for its start).
+
+        ``melded`` corrects, for this hand's score, who has made the first meld (Israeli and International
+        scoring count a player who never melded at 100).
+        """
         with self._lock:
-            g = self._playing()
-            given = {name: rack_arg(text) for name, text in racks.items()}
+            g = self._counting()
+            given = {name: rack_arg(text, name) for name, text in racks.items()}
             if isinstance(extra.get("hand"), str):  # International closed hand, typed as codes
                 extra["hand"] = parse_tiles(extra["hand"])
+            if melded:
+                extra["melded"] = melded
             new = confirm_tally(g, self.now(), given, **extra)
             self._commit(new, hands=True, snapshot=None)
             h = new.hands[-1]
@@ -302,7 +423,7 @@ class GameSession:
     def cancel_tally(self) -> None:
         """Back to the game: "Rummikub!" was called by mistake; the clock keeps the time left."""
         with self._lock:
-            self._commit(cancel_tally(self._playing(), self.now()))
+            self._commit(cancel_tally(self._counting(), self.now()))
 
     def undo_hand(self) -> None:
         """Take back the last scored hand: its tally opens again."""

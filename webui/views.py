@@ -84,6 +84,23 @@ def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
 
 PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
 GAME_NAMES = {"sabra": "Sabra", "american": "American", "international": "International"}
+SCORING_NAMES = {"sabra": "Sabra", "american": "American", "international": "International", "israeli": "Israeli"}
+
+
+def variant_name(game: str | None, scoring: str | None = None) -> str:
+    """The name players know the rules by: the turn flow (``game``) and, when it is not the game's own,
+    the scoring: Israeli minus scoring with the American game is "Israeli"."""
+    name = GAME_NAMES.get(game or "", str(game or "").capitalize())
+    if scoring is None or scoring == game or (game, scoring) == ("sabra", "american") \
+            or (game, scoring) == ("american", "sabra"):  # the same scoring by two names
+        return name
+    if scoring == "israeli":
+        return "Israeli" if game == "american" else f"{name} with Israeli minus scoring"
+    return f"{name}, {SCORING_NAMES.get(scoring, scoring)} scoring"
+
+
+def rules_name(o: RuleOptions) -> str:
+    return variant_name(o.game, o.scoring)
 
 
 def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict, storage_error: str | None,
@@ -102,12 +119,13 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "id": game_id,
         "status": game.status.value,
         "game": game.options.game,
-        "game_name": GAME_NAMES[game.options.game],
+        "game_name": rules_name(game.options),
+        "scoring": game.options.scoring,
         "direction": game.options.direction,
         "players": players,
         "current": game.current.name,
         "hand": game.hand,
-        "turn": {"number": t.number, "phase": t.step.value, "phase_words": PHASES[t.step],
+        "turn": {"id": f"{game_id}.{game.hand}.{t.number}", "number": t.number, "phase": t.step.value, "phase_words": PHASES[t.step],
                  "drew": None if t.drew is None else {"source": t.drew.source.value,
                                                        "tile": t.drew.tile.code if t.drew.tile else None},
                  "attempt": verdict_json(t.attempt, game.current.name), "has_snapshot": snapshot,
@@ -136,7 +154,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
 def rules_words(o: RuleOptions) -> str:
     """A one-line name of the rules for players: "American rules, 21-point first meld, no clock"."""
     clock = f"{o.turn_time_limit} s a turn" if o.turn_time_limit else "no clock"
-    return f"{GAME_NAMES[o.game]} rules, {o.initial_meld}-point first meld, {clock}"
+    return f"{rules_name(o)} rules, {o.initial_meld}-point first meld, {clock}"
 
 
 def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) -> list[dict]:
@@ -178,12 +196,48 @@ def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) 
     return out
 
 
+def sheet_rows(sheet: ScoreSheet) -> list[list]:
+    """A header, one row per hand ("Hand 1", as the page and docs/webui.md say; the leaflet's "Game 1"),
+    a total row."""
+    rows = [list(r) for r in sheet.to_rows()]
+    for r in rows[1:-1]:
+        if isinstance(r[0], str) and r[0].startswith("Game "):
+            r[0] = "Hand " + r[0][len("Game "):]
+    return rows
+
+
+def csv_rows(sheet: ScoreSheet) -> list[list]:
+    """What the score sheet page shows, as CSV rows: the hands, the total, hands won, and for Israeli
+    minus scoring the primary and final scores.  Text a spreadsheet would run as a formula (a name
+    starting with = + - @) gets a leading single quote."""
+    rows = sheet_rows(sheet)
+    won = sheet.games_won
+    rows.append(["Hands won", *(won[p] for p in sheet.players)])
+    if sheet.scorer.final_scores:
+        primary, final = sheet.israeli_scores()
+        rows.append(["Israeli primary", *(primary[p] for p in sheet.players)])
+        rows.append(["Israeli final", *(final[p] for p in sheet.players)])
+    return [[csv_cell(c) for c in r] for r in rows]
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A CSV cell a spreadsheet shows as text: text starting like a formula gets a leading quote."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def sheet_view(sheet: ScoreSheet, hands: list[dict]) -> dict:
     """The score sheet for the page: rules.scoring's summary, the CSV rows, and each hand's racks."""
     out = sheet.summary()
     out["method"] = sheet.method
+    out["method_name"] = SCORING_NAMES.get(sheet.method, sheet.method)
+    out["low_wins"] = sheet.method == "israeli"  # minus scoring: the lower a hand's score, the better
     out["overall_winner"] = out.get("winner")
-    out["rows"] = [list(r) for r in sheet.to_rows()]
+    out["rows"] = sheet_rows(sheet)
     out["hands"] = [
         {"number": h["number"], "winner": h["winner"], "pool_empty": h["pool_empty"],
          "scores": h["scores"], "racks": h["racks"], "round": sheet.round_of(h["number"])}

@@ -7,6 +7,8 @@ let clockBase = { remaining: null, at: performance.now(), running: false, limit:
 let lastBeep = null;
 let audio = null;
 let tallyDraft = {};
+let meldedDraft = {};  // the tally's "has melded" toggles, as the players corrected them
+let busy = false;  // a press is being answered: every button waits, so a double press is one press
 
 // ---------- helpers ----------
 function el(tag, attrs = {}, ...children) {
@@ -67,7 +69,11 @@ async function post(url, payload = {}) {
   }
   offline(false);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) { flash(data.message || `request failed (${res.status})`); return null; }
+  if (!res.ok) {
+    flash(data.message || `request failed (${res.status})`);
+    if (res.status === 409) poll();  // pressed for a turn already over: show the turn that is on
+    return null;
+  }
   const newState = data.state || (data.game ? data : null);
   if (newState) render(newState);
   return data;
@@ -123,7 +129,8 @@ function drawClock() {
   c.classList.remove("warn", "danger", "idle");
   if (!b.running) {
     c.classList.add("idle");
-    if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
+    if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : "--:--"; caption.textContent = "waits for the start"; }
+    else if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
     else { c.textContent = "--:--"; caption.textContent = "clock stopped"; }
     return;
   }
@@ -158,7 +165,6 @@ function render(s) {
   if (isStale(s)) return;
   state = s;
   const g = s.game || {};
-  const playing = g.status === "playing";
   $("no-game").hidden = g.status && g.status !== "none";
   $("current-player").textContent = g.current || "—";
   $("turn-info").textContent = g.status === "none" || !g.status ? "" :
@@ -169,17 +175,11 @@ function render(s) {
   $("storage-banner").textContent = g.storage_error || "";
   renderDemo(s.demo);
 
-  clockBase = { ...s.clock, at: performance.now() };
+  clockBase = { ...s.clock, at: performance.now(), dealing: g.status === "dealing" };
   if (!s.clock.running || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
   drawClock();
 
-  // controls
-  const drawPhase = playing && g.turn.phase === "draw";
-  $("draw-controls").hidden = !drawPhase;
-  $("discard-field").hidden = !(playing && g.turn.phase === "meld");
-  const restoring = !!g.restore;
-  for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
-    $(id).disabled = !playing || restoring || (drawPhase && id !== "rummikub");
+  renderButtons(g);
 
   // camera
   const cam = s.camera;
@@ -190,6 +190,7 @@ function render(s) {
   if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
   $("camera").hidden = !cam.has_picture;
   $("no-picture").hidden = cam.has_picture;
+  $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
 
   // sets
   $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: "No tiles on the table yet." })]));
@@ -208,6 +209,26 @@ function render(s) {
   renderTally(g);
   renderPlayers(s);
   renderHint(s);
+}
+
+// which buttons work now (and none while a press is being answered).  While the next hand waits
+// for its start, a turn's own press (a draw, End turn) starts it too; Rummikub! waits for a turn.
+function renderButtons(g) {
+  const dealing = g.status === "dealing";
+  const playing = g.status === "playing" || dealing;
+  const drawPhase = playing && g.turn.phase === "draw";
+  $("draw-controls").hidden = !drawPhase;
+  $("discard-field").hidden = !(playing && g.turn.phase === "meld");
+  const restoring = !!g.restore;
+  for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
+    $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub") ||
+      (dealing && (id === "rummikub" || id === "pool-empty"));
+  $("dealing").hidden = !dealing;
+  $("start-hand").disabled = busy || !dealing;
+  if (dealing) {
+    $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
+    $("dealing-who").textContent = g.current || "";
+  }
 }
 
 function groupEl(g) {
@@ -235,7 +256,10 @@ function renderVerdict(s) {
   const box = $("verdict");
   box.hidden = !v || g.status !== "playing" || !!g.restore;  // while the table is put back, no turn is judged
   const last = g.last;
-  const showLast = !!last && !(preview && preview.changed) && !attempt && g.status === "playing";
+  // the scored hand's result and "Take back this hand" stay until the next hand starts, whatever lies on
+  // the table meanwhile; in play, the line gives way to the turn's own verdict
+  const showLast = !!last && (g.status === "dealing" ||
+    (!(preview && preview.changed) && !attempt && g.status === "playing"));
   $("last-turn").hidden = !showLast;
   $("undo-hand").hidden = !(showLast && g.can_undo_hand);
   if (showLast) $("last-turn-text").textContent = lastWords(last);
@@ -266,8 +290,11 @@ function renderRestore(g) {
   const r = g.restore;
   $("restore").hidden = !r;
   if (!r) return;
+  const empty = !r.sets.length;
   $("restore-text").textContent =
-    `${r.player} ran out of time with the table not legal, takes back the tiles played and draws ${r.penalty}. Lay the table out as it was:`;
+    `${r.player} ran out of time with the table not legal, takes back the tiles played and draws ${r.penalty}. ` +
+    (empty ? "The table was empty when the turn began: every tile on it goes back to the racks."
+           : "Lay the table out as it was:");
   const img = $("snapshot-img");
   img.hidden = !r.has_picture;
   if (r.has_picture) img.src = `/api/snapshot.jpg?hand=${g.hand}&turn=${g.turn.number}`;
@@ -282,11 +309,12 @@ function renderTally(g) {
   const t = g.tally;
   $("tally").hidden = !t;
   $("controls").hidden = !!t;
-  if (!t) { tallyDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
+  if (!t) { tallyDraft = {}; meldedDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
   if (key === tallyKey) {
+    winnerLine(g);
     document.querySelectorAll("#tally-rows textarea").forEach((input) => {
       const name = input.dataset.player;
       if (!(name in tallyDraft) && document.activeElement !== input && input.value !== (t.racks[name] ?? "")) {
@@ -296,10 +324,13 @@ function renderTally(g) {
     });
     return;
   }
+  if (tallyKey !== null) meldedDraft = {};  // another tally: the corrections were for the last one
   tallyKey = key;
+  const toggles = meldMatters(g);
   const rows = g.players.map((p) => {
     const winner = t.winner === p.name;
-    if (winner) return el("div", { class: "tally-row winner" }, el("strong", { text: p.name }), el("span", { text: "went out: empty rack, 0 points" }));
+    if (winner) return el("div", { class: "tally-row winner" }, el("strong", { text: p.name }),
+      el("span", { class: "points", "data-winner": p.name, text: winnerWords(g, p.name) }));
     const value = tallyDraft[p.name] ?? t.racks[p.name] ?? "";
     const input = el("textarea", { rows: "2", placeholder: "tiles left, e.g. R5 K13 J",
       "data-player": p.name, autocapitalize: "characters", "aria-label": `rack of ${p.name}` });
@@ -307,12 +338,58 @@ function renderTally(g) {
     const total = el("span", { class: "points", "data-points": p.name });
     input.addEventListener("input", () => { tallyDraft[p.name] = input.value; points(input); });
     const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
-    const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, total, read);
+    const meta = el("div", { class: "tally-meta" }, total);
+    if (toggles) {  // Israeli and International: a player who never melded is scored apart; the camera may have missed a meld
+      const box = el("input", { type: "checkbox", "data-melded": p.name, "aria-label": `${p.name} has melded` });
+      box.checked = meldedDraft[p.name] ?? p.has_melded;
+      box.addEventListener("change", () => { meldedDraft[p.name] = box.checked; points(input); winnerLine(state.game || {}); });
+      meta.append(el("label", { class: "check melded" }, box, "has melded"));
+    }
+    const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, meta, read);
     setTimeout(() => points(input), 0);
     return row;
   });
   $("tally-rows").replaceChildren(...rows);
+  winnerLine(g);
 }
+
+// Israeli and International scoring count a player who never made the first meld apart (+100 / -100)
+function meldMatters(g) {
+  const scoring = g.scoring || (state.options && state.options.scoring);
+  return scoring === "israeli" || scoring === "international";
+}
+
+// has this player melded, as the tally counts it (the toggle, else what the game knows)
+function meldedNow(p) {
+  const box = document.querySelector(`#tally-rows input[data-melded="${CSS.escape(p.name)}"]`);
+  return box ? box.checked : p.has_melded;
+}
+
+function winnerLine(g) {
+  const t = g.tally;
+  if (!t || !t.winner) return;
+  const out = document.querySelector(`[data-winner="${CSS.escape(t.winner)}"]`);
+  if (out) out.textContent = winnerWords(g, t.winner);
+}
+
+// what the player who went out scores, by the game's scoring (never "0 points": that is only the rack)
+function winnerWords(g, name) {
+  const scoring = g.scoring || (state.options && state.options.scoring);
+  const othersMelded = g.players.some((p) => p.name !== name && meldedNow(p));
+  if (scoring === "israeli")
+    return othersMelded ? "went out: scores -100 (minus scoring: low is good)"
+                        : "went out: scores -200, nobody else has melded (minus scoring: low is good)";
+  if (scoring === "international") {
+    const win = $("win").value;
+    const double = $("joker-discard").checked ? ", doubled by the joker discard" : "";
+    if (win === "foot") return `went out on foot: scores 200${double}`;
+    if (win === "closed") return `went out closed: scores the closed hand's points${double}`;
+    return othersMelded ? `went out open: scores 100${double}` : `went out open: scores 200, nobody else has melded${double}`;
+  }
+  return "went out: empty rack, scores the points left on the others' racks";
+}
+
+function signed(n) { return n > 0 ? `+${n}` : String(n); }
 
 // points preview: the server scores the typed rack with the game's rules
 const pointTimers = {};
@@ -324,11 +401,21 @@ function points(input) {
   pointTimers[name] = setTimeout(async () => {
     const text = input.value.trim();
     if (!text) { out.textContent = "not given yet"; out.className = "points missing"; return; }
+    const q = new URLSearchParams({ rack: text, player: name });
+    const box = document.querySelector(`#tally-rows input[data-melded="${CSS.escape(name)}"]`);
+    if (box) q.set("melded", box.checked ? "true" : "false");
+    const g = state.game || {};
+    if (g.game === "international") { q.set("win", $("win").value); q.set("joker_discard", $("joker-discard").checked ? "true" : "false"); }
     try {
-      const r = await fetch(`/api/tally/points?rack=${encodeURIComponent(text)}`);
+      const r = await fetch(`/api/tally/points?${q}`);
       const d = await r.json();
-      out.textContent = r.ok ? `${d.tiles} tiles · ${d.points} points` : d.message;
-      out.className = "points" + (r.ok ? "" : " why");
+      if (!r.ok) { out.textContent = d.message; out.className = "points why"; return; }
+      // what the rack holds, and the score the sheet will get for it
+      let text = `${d.tiles} tile${d.tiles === 1 ? "" : "s"} · ${d.points} point${d.points === 1 ? "" : "s"}`;
+      if (d.score != null) text += ` → scores ${signed(d.score)}`;
+      if (d.melded === false && meldMatters(g)) text += " (not melded)";
+      out.textContent = text;
+      out.className = "points";
     } catch (err) { offline(true); }
   }, 150);
 }
@@ -368,15 +455,42 @@ function renderHint(s) {
 }
 
 // ---------- actions ----------
+// One press at a time: while a press is answered every button is disabled, and the same button
+// pressed again within a double tap's length after the answer is ignored.  Each turn's press also
+// names its turn, so the server refuses a press for a turn that has already ended (another
+// phone's, at the same moment).
+const SETTLE_MS = 400;
+let lastPress = { action: null, at: -Infinity };
+
+function setBusy(on) {
+  busy = on;
+  document.body.classList.toggle("busy", on);
+  document.querySelectorAll("button[data-action]").forEach((b) => { b.disabled = on; });
+  if (!on) renderButtons(state.game || {});  // the state's own rules for which buttons work now
+}
+
 async function act(action, target) {
   unlockAudio();
+  if (busy || (action === lastPress.action && performance.now() - lastPress.at < SETTLE_MS)) return null;
+  setBusy(true);
+  try {
+    return await press(action, target);
+  } finally {
+    lastPress = { action, at: performance.now() };
+    setBusy(false);
+  }
+}
+
+async function press(action, target) {
   const g = state.game || {};
+  const turn = g.turn ? { turn: g.turn.id } : {};
   switch (action) {
-    case "end": return post("/api/turn/end", discardPayload());
-    case "pass": return post("/api/pass", discardPayload());
-    case "draw": return post("/api/turn/draw", { source: target.dataset.source });
-    case "rummikub": return post("/api/rummikub", {});
-    case "pool-empty": return post("/api/rummikub", { pool_empty: true });
+    case "end": return post("/api/turn/end", { ...discardPayload(), ...turn });
+    case "pass": return post("/api/pass", { ...discardPayload(), ...turn });
+    case "draw": return post("/api/turn/draw", { source: target.dataset.source, ...turn });
+    // American and International: the winner's final discard, typed in the discard box
+    case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn });
+    case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn });
     case "read-rack": {
       $("tally-error").hidden = true;
       const r = await post("/api/tally/read", { player: target.dataset.player });
@@ -393,8 +507,13 @@ async function act(action, target) {
       // a blank box is "not given" (null), never an empty rack
       document.querySelectorAll("#tally-rows textarea").forEach((i) => { racks[i.dataset.player] = i.value.trim() || null; });
       const payload = { racks };
+      const melded = {};
+      document.querySelectorAll("#tally-rows input[data-melded]").forEach((b) => { melded[b.dataset.melded] = b.checked; });
+      if (Object.keys(melded).length) payload.melded = melded;
       if (g.game === "international" && g.tally && g.tally.winner) {
-        const extra = { win: $("win").value, joker_discard: $("joker-discard").checked };
+        // a joker typed as the final discard doubles the hand by itself; the box says so when it was not typed
+        const extra = { win: $("win").value };
+        if ($("joker-discard").checked) extra.joker_discard = true;
         if (extra.win === "closed" && $("closed-hand").value.trim()) extra.hand = $("closed-hand").value;
         payload.extra = extra;
       }
@@ -403,6 +522,7 @@ async function act(action, target) {
       return r;
     }
     case "cancel-tally": return post("/api/tally/cancel");
+    case "start-hand": return post("/api/hand/start", { ...turn });
     case "undo-hand": return post("/api/tally/undo");
     case "restored": return post("/api/restore/dismiss");
     case "save-rack": {
@@ -436,6 +556,12 @@ document.addEventListener("keydown", (e) => {
   if (g.status !== "playing") return;
   e.preventDefault();
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
+});
+
+// the International win and the joker discard change what the hand scores: preview it again
+for (const id of ["win", "joker-discard"]) $(id).addEventListener("change", () => {
+  document.querySelectorAll("#tally-rows textarea").forEach(points);
+  winnerLine(state.game || {});
 });
 
 $("hint-toggle").addEventListener("change", async (e) => {

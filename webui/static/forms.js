@@ -38,28 +38,49 @@ async function send(url, body) {
 }
 
 document.querySelectorAll("form[data-json]").forEach((form) => {
+  let sending = false;  // one request at a time: a double click on "Start the game" starts one game
+  const buttons = () => form.querySelectorAll("button[type=submit], button:not([type])");
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    formError("");
-    const body = formBody(form);
-    const inGame = form.dataset.inGame;
-    const newGame = body.rules ? (form.querySelector("option:checked").dataset.game || null)
-                               : (body.options && body.options.game);
-    if (inGame && newGame && newGame !== inGame) {
-      if (!confirm(`The game on the table plays ${inGame} rules. Switch to ${newGame} from the next hand?`)) return;
-      body.confirm = true;
+    if (sending) return;
+    sending = true;
+    buttons().forEach((b) => { b.disabled = true; });
+    try {
+      await submit(form);
+    } finally {  // once on its way to the next page, the buttons stay disabled
+      if (!form.dataset.leaving) { sending = false; buttons().forEach((b) => { b.disabled = false; }); }
     }
-    let reply;
-    try { reply = await send(form.dataset.json, body); }
-    catch (err) { formError("The companion is not answering: is the server running?"); return; }
-    if (!reply.res.ok) { formError(reply.data.message || `not saved (${reply.res.status})`); return; }
-    if (form.dataset.then) { window.location.href = form.dataset.then; return; }
-    const ok = document.getElementById("form-ok");
-    ok.textContent = reply.data.applies === "from the next hand"
-      ? "Saved: the game on the table takes these rules from its next hand." : "Saved.";
-    ok.hidden = false;
+  });
+  window.addEventListener("pageshow", (e) => {  // back to this page from the browser's cache: usable again
+    if (!e.persisted) return;
+    delete form.dataset.leaving;
+    sending = false;
+    buttons().forEach((b) => { b.disabled = false; });
   });
 });
+
+// send one form; true when the page moves on to the form's next page
+async function submit(form) {
+  formError("");
+  const body = formBody(form);
+  const inGame = form.dataset.inGame;
+  const newGame = body.rules ? (form.querySelector("option:checked").dataset.game || null)
+                             : (body.options && body.options.game);
+  if (inGame && newGame && newGame !== inGame) {
+    if (!confirm(`The game on the table plays ${inGame} rules. Switch to ${newGame} from the next hand?`)) return false;
+    body.confirm = true;
+  }
+  let reply;
+  try { reply = await send(form.dataset.json, body); }
+  catch (err) { formError("The companion is not answering: is the server running?"); return false; }
+  if (!reply.res.ok) { formError(reply.data.message || `not saved (${reply.res.status})`); return false; }
+  if (form.dataset.then) { form.dataset.leaving = "1"; window.location.href = form.dataset.then; return true; }
+  const ok = document.getElementById("form-ok");
+  ok.textContent = reply.data.applies === "from the next hand"
+    ? "Saved: the game on the table takes these rules from its next hand." : "Saved.";
+  ok.hidden = false;
+  return false;
+}
 
 // who starts: one choice per name typed
 const players = document.querySelector("#new-game textarea[name=players]");
@@ -79,6 +100,12 @@ document.querySelectorAll("time[data-ts]").forEach((t) => {
 });
 
 document.querySelectorAll("[data-resume]").forEach((b) => b.addEventListener("click", async () => {
-  const { res, data } = await send(`/api/games/${b.dataset.resume}/resume`, {});
-  if (res.ok) window.location.href = "/"; else formError(data.message || "could not resume");
+  if (b.disabled) return;
+  b.disabled = true;
+  try {
+    const { res, data } = await send(`/api/games/${b.dataset.resume}/resume`, {});
+    if (res.ok) { window.location.href = "/"; return; }
+    formError(data.message || "could not resume");
+  } catch (err) { formError("The companion is not answering: is the server running?"); }
+  b.disabled = false;
 }));
