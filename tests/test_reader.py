@@ -465,3 +465,11 @@ def test_a_photo_without_tiles_gets_no_warning_about_tile_colours():
     assert TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA)).read(grey).warnings == []
     one = lay_out("R5")
     assert TableReader(StandIn(one), ReaderOptions(rules=SABRA)).read(grey).warnings  # a tile on it: warned
+
+
+def test_a_tiny_photo_with_no_tile_says_why_nothing_was_found():
+    tiny = np.full((30, 40, 3), 200, np.uint8)
+    [warning] = TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA)).read(tiny).warnings
+    assert "40x30 pixels" in warning and "too small" in warning
+    big = np.full((300, 400, 3), 200, np.uint8)
+    assert TableReader(StandIn(TileDetections.empty()), ReaderOptions(rules=SABRA)).read(big).warnings == []

@@ -38,6 +38,7 @@ DECODE_SIDE = 1600  # large JPEGs are decoded reduced, never below this long sid
 WIDE_GAP = 0.15  # a gap this much wider (in tile widths) than a line's usual one may part two groups
 JOIN_GAP = 0.5  # lines this much farther apart than tiles of one set (tile widths) may still be one set
 RACK_PAST_EDGE = "a rack row runs past the photo's edge: the rack total may leave out tiles there"
+TINY_PHOTO = 64  # px: a photo this small on its short side, with no tile found, is too small to show one
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,10 @@ class TableReader:
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
         warnings = printed + colours
+        if image is not None and not len(read) and min(image.shape[:2]) < TINY_PHOTO:
+            h, w = image.shape[:2]
+            warnings.append(f"no tile found: the photo is only {w}x{h} pixels, too small to show a tile that can "
+                            "be read (tiles need to be about 20 pixels tall)")
         if any(s.group == RACK and s.past_edge for s in sets):
             warnings.append(RACK_PAST_EDGE)
         return TableReading(read, sets, total, found, warnings)
