@@ -523,3 +523,41 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     assert rows.first.bounding_box()["width"] <= 390
     log.scroll_into_view_if_needed()
     save(page, tmp_path, "fixes-turn-log-phone.png")
+
+
+def test_finish_the_game_on_a_phone(browser, server, tmp_path):
+    """The organiser finishes the game from the score sheet (a confirmation first, saying the hand in
+    progress is not scored): the table shows the final standings instead of the turn, and the way on."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    call(port, "/api/rummikub", {"winner": "Ann"})
+    call(port, "/api/tally/confirm", {"racks": {"Ben": "R5 K7", "Cid": "J"}})  # Ann +42, Ben -12, Cid -30
+    call(port, "/api/hand/start", {})
+    call(port, "/api/pass", {})  # hand 2 goes on: Ben draws
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/scores")
+    page.click("#finish summary")
+    assert "Hand 2, in progress, will not be scored" in page.locator("#finish-details").inner_text()
+    page.click("text=Keep playing")  # folds away: nothing is sent
+    page.locator("#finish-game").wait_for(state="hidden")
+    assert call(port, "/api/state")["game"]["status"] == "playing"
+    page.click("#finish summary")
+    page.click("text=Yes, finish the game")
+    page.wait_for_url(url + "/")
+    page.locator("#finished").wait_for()
+    assert page.locator("#finished").bounding_box()["y"] < 844  # on the first screen, under the clock
+    assert page.locator("#finished-result").inner_text() == "Ann wins"
+    rows = [r.split("\t") for r in page.locator("#standings-rows tr").all_inner_texts()]
+    assert rows == [["1", "Ann", "1", "+42"], ["2", "Ben", "0", "-12"], ["3", "Cid", "0", "-30"]]
+    assert page.locator("#who-label").inner_text().lower() == "game over"
+    assert page.locator("#current-player").inner_text() == "Ann wins"
+    assert page.locator("#clock").inner_text() == "--:--" and page.locator("#clock-caption").inner_text().lower() == "game over"
+    assert page.locator("#end-turn").is_hidden() and page.locator("#rummikub").is_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-finished.png")
+    assert call(port, "/api/state")["game"]["status"] == "finished"
+    page.click("#new-game-link")
+    page.wait_for_url(url + "/new")
+    assert page.input_value("textarea[name=players]") == "Ann\nBen\nCid"
+    assert "finished: Ann wins" in page.locator("#games").inner_text()

@@ -77,6 +77,16 @@ def start_game():
     return jsonify(c.state_json()), 201
 
 
+@bp.post("/game/finish")
+def finish_game():
+    """"Finish the game": the players stop; the sheet is final and names the winner.  The hand in
+    progress is not scored; refused (400) while the racks are counted, 409 once finished."""
+    body()  # nothing to send, but a body that is not a JSON object is still a 400
+    c = companion()
+    c.session.finish_game()
+    return jsonify(c.state_json())
+
+
 def _options_from(data: dict) -> RuleOptions | None:
     """Rules from ``{"rules": "american", "options": {...}}`` (either may be left out)."""
     name = field(data, "rules", str)
@@ -314,7 +324,7 @@ def settings():
     options = _options_from(data)
     applies = None
     if options is not None:
-        game = c.session.game
+        game = c.session.open_game  # a finished game's rules are its own: these are for the next game
         if game is not None and options.game != game.options.game and not field(data, "confirm", bool, False):
             abort(409, f"the game in progress plays {game.options.game} rules; switching to {options.game} "
                        "applies from the next hand: send confirm")

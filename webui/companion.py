@@ -257,12 +257,12 @@ class Companion:
         game_id, game = self.game_of(game_id)
         if game is None:
             return None
-        return sheet_view(score_sheet(game), self.session.store.hands(game_id))
+        return sheet_view(score_sheet(game), self.session.store.hands(game_id), game.status is Status.FINISHED)
 
     def csv_rows(self, game_id: int | None = None) -> list[list] | None:
         """The score sheet of that game as CSV rows (views.csv_rows); None when there is no such game."""
         game_id, game = self.game_of(game_id)
-        return csv_rows(score_sheet(game)) if game is not None else None
+        return csv_rows(score_sheet(game), game.status is Status.FINISHED) if game is not None else None
 
     def state_json(self) -> dict:
         self.follow_rules()

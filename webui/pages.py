@@ -35,9 +35,12 @@ def scores():
         abort(404, f"there is no game {game_id}")
     sheet = c.sheet_json(game_id) if game is not None else None
     turns = session.store.turns(game_id, limit=30) if game_id else []
-    return render_template("scores.html", sheet=sheet, game_id=game_id, current=game_id == session.game_id,
+    current = game_id == session.game_id
+    # "Finish the game" is offered for the game on the table while it goes on; it names the hand it drops
+    finish = {"hand": game.hand, "status": game.status.value} if current and session.open_game else None
+    return render_template("scores.html", sheet=sheet, game_id=game_id, current=current,
                            players=list(game.names) if game else [], turns=list(reversed(turns)),
-                           rules=rules_name(game.options) if game else None)
+                           rules=rules_name(game.options) if game else None, finish=finish)
 
 
 @bp.get("/new")
@@ -52,7 +55,8 @@ def new_game():
 @bp.get("/settings")
 def settings():
     s = companion().session
+    game = s.open_game  # a finished game takes no more rules: those set here are for the next game
     return render_template("settings.html", fields=option_fields(s.options), variants=list(VARIANTS),
-                           books=RULEBOOKS, hint=s.hint_enabled, in_game=s.game.options.game if s.game else None,
-                           pending=rules_words(s.game.pending) if s.game and s.game.pending else None,
+                           books=RULEBOOKS, hint=s.hint_enabled, in_game=game.options.game if game else None,
+                           pending=rules_words(game.pending) if game and game.pending else None,
                            docs=OPTION_DOCS)

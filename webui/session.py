@@ -18,18 +18,19 @@ from rules.game_codec import from_dict, options_back, to_dict
 from rules.game_deal import hand_table_seen, start_hand
 from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
-    call_rummikub, cancel_tally, confirm_tally, read_rack, score_sheet, undo_last_hand,
+    call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, undo_last_hand,
 )
 from rules.game_turns import change_rules, draw, end_turn, judge, set_rack, start_game, table_restored, time_out
 from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
 from webui.db import KEEP, Store, StoreError
-from webui.views import variant_name
+from webui.views import result_words, variant_name
 
 SessionError = GameError  # a move that makes no sense now: a 400 with the reason
 
 SAME_START_S = 3.0  # a second identical "Start the game" this soon after the first is a double press
+FINISHED = "the game is finished: start a new one"  # as rules.game_turns.require says it
 
 
 class Conflict(SessionError):
@@ -140,7 +141,15 @@ class GameSession:
     def _playing(self) -> Game:
         if self.game is None:
             raise SessionError("no game yet: start one first")
+        if self.game.status is Status.FINISHED:
+            raise SessionError(FINISHED)
         return self.game
+
+    @property
+    def open_game(self) -> Game | None:
+        """The game on the table unless it is finished (then rules chosen apply to the next game)."""
+        g = self.game
+        return None if g is None or g.status is Status.FINISHED else g
 
     @property
     def current_player(self) -> str | None:
@@ -206,6 +215,9 @@ class GameSession:
             return {"limit": self.options.turn_time_limit, "elapsed": 0.0, "remaining": None, "running": False,
                     "paused": False, "expired": False}
         c = g.turn.clock
+        if g.status is Status.FINISHED:  # the clock is off for good, not paused
+            return {"limit": c.limit, "elapsed": round(c.elapsed(now), 2), "remaining": None, "running": False,
+                    "paused": False, "expired": False}
         left = c.remaining(now)
         running = g.status is Status.PLAYING and not c.paused
         return {"limit": c.limit, "elapsed": round(c.elapsed(now), 2),
@@ -213,17 +225,29 @@ class GameSession:
                 "paused": c.paused, "expired": c.expired(now)}
 
     def games(self) -> list[dict]:
-        """Games to resume or browse, newest first; ``game_name`` names the rules ("Israeli")."""
-        return [dict(g, current=g["id"] == self.game_id, game_name=variant_name(g["game"], g.get("scoring")))
-                for g in self.store.games()]
+        """Games to resume or browse, newest first; ``game_name`` names the rules ("Israeli");
+        a finished game also its ``winner`` (None for a tie) and ``result`` in words."""
+        return [dict(g, current=g["id"] == self.game_id, game_name=variant_name(g["game"], g.get("scoring")),
+                     **self._final(g)) for g in self.store.games()]
+
+    def _final(self, row: dict) -> dict:
+        if row["status"] != Status.FINISHED.value:
+            return {"winner": None, "result": None}
+        try:
+            game = self.game if row["id"] == self.game_id else from_dict(self.store.load_game(row["id"]))
+        except (KeyError, TypeError, ValueError):  # saved by an older version: listed, without its result
+            return {"winner": None, "result": None}
+        sheet = score_sheet(game)
+        return {"winner": sheet.overall_winner, "result": result_words(sheet)}
 
     # settings ---------------------------------------------------------------------
     def set_options(self, options: RuleOptions) -> str:
         """Rules for new games; a game in progress takes them from its next hand.  Says which."""
         with self._lock:
-            if self.game is not None:
-                new = change_rules(self.game, options)
-                if new != self.game:
+            game = self.open_game  # a finished game keeps its rules: these are for the next game
+            if game is not None:
+                new = change_rules(game, options)
+                if new != game:
                     self._commit(new)
             try:
                 self.store.set_setting("options", options.to_dict())
@@ -231,7 +255,7 @@ class GameSession:
                 self._failed(exc)
             self.options = options
             self._bump()
-            return "from the next hand" if self.game is not None and self.game.pending else "now"
+            return "from the next hand" if self.open_game is not None and self.game.pending else "now"
 
     def set_hint(self, enabled: bool) -> None:
         with self._lock:
@@ -429,6 +453,20 @@ class GameSession:
         """Take back the last scored hand: its tally opens again."""
         with self._lock:
             self._commit(undo_last_hand(self._playing(), self.now()), hands=True)
+
+    def finish_game(self) -> None:
+        """The players stop ("Finish the game"): the sheet is final, its winner the game's
+        (rules.game_tally.finish_game).  The hand in progress is not scored; refused while the racks are
+        counted, and (:class:`Conflict`) for a game finished already."""
+        with self._lock:
+            g = self.game
+            try:
+                new = finish_game(g, self.now())
+            except GameError as exc:
+                if g is not None and g.status is Status.FINISHED:
+                    raise Conflict(str(exc)) from None
+                raise
+            self._commit(new)
 
     # sheet --------------------------------------------------------------------------
     def sheet(self) -> ScoreSheet | None:

@@ -15,7 +15,7 @@ from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
-from rules.game_tally import laid_out
+from rules.game_tally import laid_out, score_sheet
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
 
@@ -145,6 +145,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
                       for s, r in zip(game.seats, tally.racks)},
             "read": {s.name: r for s, r in zip(game.seats, tally.read)}},
         "can_undo_hand": game.undo is not None,
+        # once finished: the game's winner by its own winning rule (None for a tie or no hand scored)
+        "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,
         "pending": None if game.pending is None else rules_words(game.pending),
         "hint": hint,
         "storage_error": storage_error,
@@ -206,10 +208,11 @@ def sheet_rows(sheet: ScoreSheet) -> list[list]:
     return rows
 
 
-def csv_rows(sheet: ScoreSheet) -> list[list]:
+def csv_rows(sheet: ScoreSheet, finished: bool = False) -> list[list]:
     """What the score sheet page shows, as CSV rows: the hands, the total, hands won, and for Israeli
-    minus scoring the primary and final scores.  Text a spreadsheet would run as a formula (a name
-    starting with = + - @) gets a leading single quote."""
+    minus scoring the primary and final scores; a finished game also each player's final place and the
+    result ("Ann wins").  Text a spreadsheet would run as a formula (a name starting with = + - @) gets
+    a leading single quote."""
     rows = sheet_rows(sheet)
     won = sheet.games_won
     rows.append(["Hands won", *(won[p] for p in sheet.players)])
@@ -217,7 +220,40 @@ def csv_rows(sheet: ScoreSheet) -> list[list]:
         primary, final = sheet.israeli_scores()
         rows.append(["Israeli primary", *(primary[p] for p in sheet.players)])
         rows.append(["Israeli final", *(final[p] for p in sheet.players)])
+    if finished:
+        place = {r["player"]: r["place"] for r in standings(sheet)}
+        rows.append(["Final place", *(place[p] for p in sheet.players)])
+        rows.append(["Result", result_words(sheet)])
     return [[csv_cell(c) for c in r] for r in rows]
+
+
+def standings(sheet: ScoreSheet) -> list[dict]:
+    """The players best first by the game's winning rule (rules.scoring: Sabra and American most hands
+    won, then the total; International the total; Israeli the final score), players level on it sharing
+    a place: ``{"player", "place", "games_won", "total"}`` and, for Israeli scoring, ``primary`` and ``final``."""
+    key = sheet.scorer.ranking(sheet)
+    order = sorted(sheet.players, key=key.__getitem__, reverse=True)  # stable: seat order within a tie
+    won, totals = sheet.games_won, sheet.totals
+    israeli = sheet.israeli_scores() if sheet.scorer.final_scores else None
+    out: list[dict] = []
+    for i, p in enumerate(order):
+        row = {"player": p, "place": out[-1]["place"] if i and key[p] == key[order[i - 1]] else i + 1,
+               "games_won": won[p], "total": totals[p]}
+        if israeli:
+            row["primary"], row["final"] = israeli[0][p], israeli[1][p]
+        out.append(row)
+    return out
+
+
+def result_words(sheet: ScoreSheet) -> str:
+    """The game's result in a line: "Ann wins", "A tie between Ann and Ben", or no hand scored."""
+    if not sheet.hands:
+        return "No hand was scored: no winner"
+    winner = sheet.overall_winner
+    if winner is not None:
+        return f"{winner} wins"
+    top = [r["player"] for r in standings(sheet) if r["place"] == 1]
+    return f"A tie between {', '.join(top[:-1])} and {top[-1]}"  # a tie has two players or more
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -230,9 +266,13 @@ def csv_cell(value):
     return value
 
 
-def sheet_view(sheet: ScoreSheet, hands: list[dict]) -> dict:
-    """The score sheet for the page: rules.scoring's summary, the CSV rows, and each hand's racks."""
+def sheet_view(sheet: ScoreSheet, hands: list[dict], finished: bool = False) -> dict:
+    """The score sheet for the page: rules.scoring's summary, the CSV rows, each hand's racks, the
+    standings (best first) and, once the game is ``finished``, its result in words."""
     out = sheet.summary()
+    out["finished"] = finished
+    out["standings"] = standings(sheet)
+    out["result"] = result_words(sheet) if finished else None
     out["method"] = sheet.method
     out["method_name"] = SCORING_NAMES.get(sheet.method, sheet.method)
     out["low_wins"] = sheet.method == "israeli"  # minus scoring: the lower a hand's score, the better

@@ -129,7 +129,8 @@ function drawClock() {
   c.classList.remove("warn", "danger", "idle");
   if (!b.running) {
     c.classList.add("idle");
-    if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : "--:--"; caption.textContent = "waits for the start"; }
+    if (b.finished) { c.textContent = "--:--"; caption.textContent = "game over"; }
+    else if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : "--:--"; caption.textContent = "waits for the start"; }
     else if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
     else { c.textContent = "--:--"; caption.textContent = "clock stopped"; }
     return;
@@ -166,8 +167,13 @@ function render(s) {
   state = s;
   const g = s.game || {};
   $("no-game").hidden = g.status && g.status !== "none";
-  $("current-player").textContent = g.current || "—";
-  $("turn-info").textContent = g.status === "none" || !g.status ? "" :
+  const finished = g.status === "finished";
+  const scored = s.scores ? s.scores.hands.length : 0;
+  $("who-label").textContent = finished ? "Game over" : "Now playing";
+  $("current-player").textContent = !finished ? g.current || "—" :
+    g.winner ? `${g.winner} wins` : scored ? "A tie" : "No winner";
+  $("turn-info").textContent = g.status === "none" || !g.status ? "" : finished ?
+    `${g.game_name} · finished after ${scored} hand${scored === 1 ? "" : "s"}` :
     `${g.game_name} · hand ${g.hand} · turn ${g.turn.number}` +
     (g.turn.phase !== "play" ? ` · ${g.turn.phase_words}` : "") + (g.trump ? ` · trump ${g.trump}` : "") +
     (g.pending ? ` · next hand: ${g.pending}` : "");
@@ -175,7 +181,7 @@ function render(s) {
   $("storage-banner").textContent = g.storage_error || "";
   renderDemo(s.demo);
 
-  clockBase = { ...s.clock, at: performance.now(), dealing: g.status === "dealing" };
+  clockBase = { ...s.clock, at: performance.now(), dealing: g.status === "dealing", finished };
   if (!s.clock.running || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
   drawClock();
 
@@ -207,6 +213,7 @@ function render(s) {
   renderVerdict(s);
   renderRestore(g);
   renderTally(g);
+  renderFinished(s);
   renderPlayers(s);
   renderHint(s);
 }
@@ -308,7 +315,7 @@ let tallyKey = null;
 function renderTally(g) {
   const t = g.tally;
   $("tally").hidden = !t;
-  $("controls").hidden = !!t;
+  $("controls").hidden = !!t || g.status === "finished";  // a finished game has no turns
   if (!t) { tallyDraft = {}; meldedDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
@@ -420,12 +427,29 @@ function points(input) {
   }, 150);
 }
 
+// A finished game: its final standings (best first, by the game's winning rule) instead of the turn
+function renderFinished(s) {
+  const done = (s.game || {}).status === "finished" && !!s.scores;
+  $("finished").hidden = !done;
+  if (!done) return;
+  const sheet = s.scores;
+  const israeli = !!sheet.final;
+  $("finished-result").textContent = sheet.result;
+  const head = ["#", "Player", "Hands won", "Total"].concat(israeli ? ["Primary", "Final"] : []);  // as /scores
+  $("standings-head").replaceChildren(...head.map((h, i) => el("th", i ? { text: h } : { text: h, title: "place" })));
+  $("standings-rows").replaceChildren(...sheet.standings.map((r) => {
+    const cells = [r.place, r.player, r.games_won, signed(r.total)].concat(israeli ? [r.primary, signed(r.final)] : []);
+    return el("tr", { class: r.player === sheet.winner ? "winner" : "" },
+      ...cells.map((c, i) => el(i === 1 ? "th" : "td", { text: String(c) })));
+  }));
+}
+
 function renderPlayers(s) {
   const g = s.game || {};
   const totals = (s.scores && s.scores.totals) || {};
   $("players").replaceChildren(...(g.players || []).map((p) =>
-    el("tr", { class: p.current ? "current" : "" },
-      el("td", { text: (p.current ? "▶ " : "") + p.name }),
+    el("tr", { class: p.current && g.status !== "finished" ? "current" : "" },
+      el("td", { text: (p.current && g.status !== "finished" ? "▶ " : "") + p.name }),
       el("td", { text: p.has_melded ? "yes" : "no" }),
       el("td", { text: String(p.rack_count) + (p.penalties ? ` (${p.penalties} penalty)` : "") + (p.discard ? ` · discarded ${p.discard}` : "") }),
       el("td", { text: totals[p.name] != null ? String(totals[p.name]) : "" }))));

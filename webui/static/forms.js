@@ -26,6 +26,7 @@ function formBody(form) {
     return body;
   }
   if (form.id === "variant-form") return { rules: data.rules };
+  if (form.id === "finish-game") return {};
   const { hint, ...options } = data;
   return { options, hint };
 }
@@ -94,6 +95,11 @@ function seats() {
   if (was && Number(was) < names.length) first.value = was;
 }
 if (players && first) { players.addEventListener("input", seats); seats(); }
+
+// "Keep playing": the confirmation of "Finish the game" folds away again
+document.querySelectorAll("[data-close-details]").forEach((b) => b.addEventListener("click", () => {
+  b.closest("details").open = false;
+}));
 
 document.querySelectorAll("time[data-ts]").forEach((t) => {
   t.textContent = new Date(Number(t.dataset.ts) * 1000).toLocaleString();
