@@ -101,7 +101,6 @@ def to_dict(game: Game) -> dict[str, Any]:
                    "racks": [_tiles(r) for r in h.racks], "scores": list(h.scores), "method": h.method}
                   for h in game.hands],
         "pending": None if game.pending is None else game.pending.to_dict(),
-        "tiles_seen": game.tiles_seen,
         "undo": None if game.undo is None else to_dict(game.undo),
     }
     return out
@@ -147,7 +146,6 @@ def from_dict(d: dict[str, Any]) -> Game:
                                    scores=tuple(int(x) for x in h["scores"]), method=h["method"])
                         for h in d["hands"]),
             pending=None if d.get("pending") is None else options_back(d["pending"]),
-            tiles_seen=bool(d.get("tiles_seen", False)),
             undo=None if d.get("undo") is None else from_dict(d["undo"]),
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -34,6 +34,21 @@ class GameError(ValueError):
     """A move that the game does not allow now, in plain words for the players."""
 
 
+class StillHolds(GameError):
+    """"Rummikub!" from a player who, by the companion's count, still holds tiles (the count can be wrong:
+    a meld the camera missed, no camera at all; the players may say so and call it anyway)."""
+
+    def __init__(self, player: str, tiles: int) -> None:
+        self.player, self.tiles = player, tiles
+        super().__init__(f"by the count {player} still holds {tiles} tile{'s' if tiles != 1 else ''}: "
+                         "if the count is wrong, call Rummikub! anyway")
+
+    @property
+    def details(self) -> dict:
+        """What a client needs to ask the players (webui: ``still_holds`` beside the message)."""
+        return {"still_holds": {"player": self.player, "tiles": self.tiles}}
+
+
 class Status(str, enum.Enum):
     PLAYING = "playing"
     TALLY = "tally"  # a hand ended: the racks are being counted
@@ -205,7 +220,6 @@ class Game:
     trump_up: bool = False  # American/International: the trump still lies face up
     dead: int = 0  # discards nobody took, in the discard pile
     pending: RuleOptions | None = None  # rules chosen mid-hand: they apply from the next hand
-    tiles_seen: bool = False  # while DEALING: the camera saw tiles since the hand was scored
     undo: "Game | None" = field(default=None, repr=False)
 
     @property

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from rules.game_deal import started
 from rules.game_state import (
-    Action, DrawSource, Game, GameError, LastTurn, ScoredHand, Status, Step, Table, Tally, TurnRecord, Verdict,
+    Action, DrawSource, Game, GameError, LastTurn, ScoredHand, Status, StillHolds, Step, Table, Tally, TurnRecord,
+    Verdict,
     table_of, tiles_added,
 )
 from rules.game_turns import check_rack, deal, ending_checks, judge, open_turn, require
@@ -26,7 +26,7 @@ from rules.tiles import RuleError, Tile
 
 
 def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = None,
-                  pool_empty: bool = False, discard: Tile | None = None
+                  pool_empty: bool = False, discard: Tile | None = None, count_checked: bool = False
                   ) -> tuple[Game, TurnRecord | None, Verdict]:
     """"Rummikub!" (the current player unless another is named) or the pool ran out: count the racks.
 
@@ -37,8 +37,13 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     record of the turn it ended (None when the turn had done nothing and was not
     the winner's).  The seats stay as the turn found them and the clock stops
     with the time it had left, for "Back to the game".
+
+    A winner who by the seat's rack count still holds tiles after this turn's
+    placing (and, in the American and International games, the final discard)
+    is refused (:class:`~rules.game_state.StillHolds`) unless ``count_checked``:
+    the players say the count is wrong (a meld the camera missed, no camera).
     """
-    game = require(started(game, now))
+    game = require(game)
     if pool_empty:
         winner = None
     elif winner is None:
@@ -54,6 +59,10 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     verdict = judge(game, table)
     if not verdict.legal:
         return replace(game, turn=replace(turn, attempt=verdict)), None, verdict
+    if winner is not None and not count_checked:
+        held = _held_after(game, winner, verdict, winning)
+        if held > 0:
+            raise StillHolds(winner, held)
     record = None
     if ends_turn or verdict.changed:
         action = Action.RUMMIKUB if winning else Action.DISCARD if discard is not None else Action.DONE
@@ -66,6 +75,15 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
                   read=tuple(False for _ in game.seats), discard=discard if winning else None, trump_drawn=trump)
     turn = replace(turn, clock=turn.clock.pause(now), attempt=None)
     return replace(game, status=Status.TALLY, tally=tally, turn=turn), record, verdict
+
+
+def _held_after(game: Game, winner: str, verdict: Verdict, winning: bool) -> int:
+    """The tiles ``winner`` holds by the count once this turn is over: the current player less what the
+    turn placed and the final discard (American, International); another player as the count stands."""
+    held = game.seats[game.seat_of(winner)].rack_count
+    if winning:
+        held -= len(verdict.placed) + bool(game.options.flow.draw_then_discard)
+    return held
 
 
 def cancel_tally(game: Game, now: float) -> Game:
@@ -210,7 +228,7 @@ def new_hand(game: Game, now: float) -> Game:
     return replace(game, options=options, pending=None, seats=seats, pool=pool, status=Status.DEALING,
                    hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0,
                    turn=open_turn(options, starter, 1, (), now, paused=True), last=summary, restore=None,
-                   tally=None, tiles_seen=False)
+                   tally=None)
 
 
 def undo_last_hand(game: Game, now: float) -> Game:

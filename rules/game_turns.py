@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 
 from rules.game_clock import TurnClock
-from rules.game_deal import started
+from rules.game_deal import NOT_STARTED
 from rules.game_state import (
     RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
     Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, tiles_added,
@@ -81,7 +81,7 @@ def require(game: Game | None, status: Status = Status.PLAYING) -> Game:
     if game is None:
         raise GameError("no game yet: start one first")
     if game.status is Status.DEALING and status is Status.PLAYING:
-        raise GameError("the next hand has not started yet: start it once the tiles are dealt")
+        raise GameError(NOT_STARTED)
     if game.status is Status.FINISHED:
         raise GameError("the game is finished: start a new one")
     if game.status is not status:
@@ -157,14 +157,14 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
     return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
 
 
-def draw(game: Game, source: DrawSource, now: float | None = None) -> Game:
+def draw(game: Game, source: DrawSource) -> Game:
     """American/International: the draw that opens a turn (pool, previous discard or trump).
 
     A trump drawn may be put back by drawing again from the pool or the
-    discards: it may be taken only to win at once (seed 004).  ``now`` starts
-    a hand that waits for its start (see :mod:`rules.game_deal`).
+    discards: it may be taken only to win at once (seed 004).  Refused while
+    the next hand waits for its start (see :mod:`rules.game_deal`).
     """
-    game = require(started(game, now))
+    game = require(game)
     if not game.options.flow.draw_then_discard:
         raise GameError("in Sabra a draw ends the turn: press 'End turn' with the table unchanged")
     game = _trump_put_back(game, source)
@@ -243,9 +243,9 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
     its clock) go on so that the player can fix it (the record is None).  In
     Sabra a turn that placed nothing draws a tile; in the American and
     International games the turn ends with a discard (refused without one).
-    A hand waiting for its start starts now.
+    Refused while the next hand waits for its start (the table is still the scored hand's).
     """
-    game = require(started(game, now))
+    game = require(game)
     ending_checks(game, discard)
     turn = game.turn
     verdict = judge(game, table)

@@ -32,6 +32,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Pytho
 from werkzeug.serving import make_server  # noqa: E402
 
 from webui.app import create_app  # noqa: E402
+from webui.session import PRESS_GUARD_S  # noqa: E402
 from webui_fakes import FakeClock, FakeLive  # noqa: E402
 from recorded_game import RecordedGame  # noqa: E402
 from test_webui_db import call, free_port, serve  # noqa: E402
@@ -136,16 +137,22 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13")  # put back: the banner goes by itself
     page.locator("#restore").wait_for(state="hidden")
 
-    # Cid calls Rummikub!; the others' racks are typed and the hand is scored
+    # Cid calls Rummikub!; the others' racks are typed and the hand is scored.  By the count Cid still
+    # holds tiles (this table never saw him meld): the page asks, and the players say the count is wrong
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.click("#rummikub")
     page.locator("#tally").wait_for()
+    assert len(asked) == 1 and re.fullmatch(r"By the count, Cid still holds \d+ tiles\. Call Rummikub! anyway\?",
+                                            asked[0]), asked
     page.fill("textarea[data-player=Ann]", "R12 B1")
     live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13 | J")  # Ben lays his rack in view
     page.click(".tally-row:has-text('Ben') >> text=Read")
     page.wait_for_function("document.querySelector('textarea[data-player=Ben]').value === 'J'")
     assert page.input_value("textarea[data-player=Ann]") == "R12 B1"  # the refresh kept what Ann typed
     page.click("text=Confirm and score")
-    page.wait_for_function("!document.getElementById('controls').hidden")
+    page.locator("#dealing").wait_for()  # the next hand waits for its deal: no turn buttons yet
+    assert page.locator("#controls").is_hidden()
     page.screenshot(path=str(tmp_path / "table.png"), full_page=True)
     page.click("nav >> text=Scores")
     sheet = page.locator("#score-sheet")
@@ -160,6 +167,8 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
                              bypass_csp=True)
     phone.goto(url + "/")
     phone.locator("#sets .set").first.wait_for()
+    phone.click("#start-hand")  # hand 2 is dealt
+    phone.locator("#end-turn").wait_for()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
     assert phone.locator("#end-turn").bounding_box()["height"] >= 48
     phone.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
@@ -218,6 +227,7 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
         if action == "end_turn":
             player = page.locator("#current-player").inner_text()
             assert page.locator("#verdict-word").inner_text() == expect  # seen before the button is pressed
+            clock.advance(PRESS_GUARD_S)  # not a moment after the last press (webui.session.PRESS_GUARD_S)
             page.click("#end-turn")
             if expect == "LEGAL":
                 page.wait_for_function("(p) => document.getElementById('current-player').textContent !== p",
@@ -247,6 +257,8 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             assert re.fullmatch(r"1:00|0:59", page.locator("#clock").inner_text())
         elif action == "rummikub":
             assert page.locator("#verdict-word").inner_text() == "LEGAL"
+            clock.advance(PRESS_GUARD_S)
+            page.once("dialog", lambda d: d.accept())  # the recording's winner, whatever the count says
             page.click("#rummikub")
             page.locator("#tally").wait_for()
             if phone:  # the tally is on the first screen of a phone, under the clock
@@ -263,14 +275,14 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             assert "rack row · 45 points" in page.locator("#sets .set.rack").all_inner_texts()[-1]
         elif action == "confirm":
             page.click("text=Confirm and score")
-            page.wait_for_function("!document.getElementById('controls').hidden")
+            page.locator("#dealing").wait_for()  # the next hand waits for its deal
             assert page.evaluate("window.scrollY") == 0
             assert "hand 1 scored: Ann +45, Ben -45" in page.locator("#last-turn-text").inner_text()
             page.click("#undo-hand")  # scored by mistake: the tally opens again, racks kept
             page.locator("#tally").wait_for()
             assert page.input_value("textarea[data-player=Ben]") == "K2 K5 O8 J"
             page.click("text=Confirm and score")
-            page.wait_for_function("!document.getElementById('controls').hidden")
+            page.locator("#dealing").wait_for()  # the next hand waits for its deal
         shots.append(save(page, tmp_path, f"{tag}-{n:02d}-{action}.png"))
     assert companion.session.sheet().totals == expect
     page.click("nav >> text=Scores")
@@ -471,6 +483,7 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     page.click("text=Drew from the pool")
     page.locator("#discard-field").wait_for()
     page.fill("#discard", "K1")
+    page.once("dialog", lambda d: d.accept())  # by the count Ann still holds tiles: the players overrule it
     page.click("#rummikub")
     page.locator("#tally").wait_for()
     # 11: the winner's line says what minus scoring gives; 6: who has melded, and what each rack scores
@@ -494,6 +507,13 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     live.set_table("R1 R2 | K9")  # the old hand's tiles still lie about
     page.wait_for_function("document.querySelectorAll('#sets .set').length === 2")
     assert page.locator("#undo-hand").is_visible() and page.locator("#verdict").is_hidden()
+    # second report, 2: no turn press while the hand waits (End turn would judge the old tiles)
+    for button in ("#end-turn", "#pass", "#rummikub", "#pool-empty", "text=Drew from the pool"):
+        assert page.locator(button).is_hidden(), button
+    page.keyboard.press("Space")
+    # 3: the card says what starts the hand, camera or none
+    words = page.locator("#dealing").inner_text()
+    assert "camera" not in words and "Start hand" in words
     save(page, tmp_path, "fixes-dealing.png")
     page.click("#start-hand")
     page.locator("#dealing").wait_for(state="hidden")
@@ -505,6 +525,7 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     for _ in range(3):
         call(port, "/api/turn/draw", {"source": "pool"})
         call(port, "/api/turn/end", {"discard": "R9"})
+        clock.advance(PRESS_GUARD_S)  # the next press is not a moment after this one
     live.set_table("R1 R2 | B4 B5")
     call(port, "/api/turn/draw", {"source": "pool"})
     clock.advance(200)  # an illegal table at the time-out: a long verdict in the log
@@ -530,7 +551,7 @@ def test_finish_the_game_on_a_phone(browser, server, tmp_path):
     progress is not scored): the table shows the final standings instead of the turn, and the way on."""
     url, port, live, clock = server
     call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
-    call(port, "/api/rummikub", {"winner": "Ann"})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
     call(port, "/api/tally/confirm", {"racks": {"Ben": "R5 K7", "Cid": "J"}})  # Ann +42, Ben -12, Cid -30
     call(port, "/api/hand/start", {})
     call(port, "/api/pass", {})  # hand 2 goes on: Ben draws

@@ -52,7 +52,7 @@ def test_illegal_timeout_pauses_next_clock_until_table_is_back():
 
 def test_mistaken_rummikub_keeps_time_left():
     g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
-    g, _, _ = call_rummikub(g, (), 20.0)
+    g, _, _ = call_rummikub(g, (), 20.0, count_checked=True)
     assert g.status is Status.TALLY
     g = cancel_tally(g, 500.0)
     assert g.status is Status.PLAYING and g.turn.clock.remaining(505.0) == 35
@@ -60,7 +60,7 @@ def test_mistaken_rummikub_keeps_time_left():
 
 def test_blank_loser_rack_is_refused_and_winner_only_is_empty():
     g = start_game(["Ann", "Ben", "Cid"], find_variant("sabra"), 0.0)
-    g, rec, _ = call_rummikub(g, T("R10 R11 R12"), 5.0)
+    g, rec, _ = call_rummikub(g, T("R10 R11 R12"), 5.0, count_checked=True)
     assert rec.action is Action.RUMMIKUB and rec.player == "Ann"  # the winner's last turn is logged
     with pytest.raises(GameError, match="rack not given for Ben, Cid"):
         confirm_tally(g, 6.0)
@@ -76,7 +76,7 @@ def test_blank_loser_rack_is_refused_and_winner_only_is_empty():
 
 
 def test_read_rack_needs_tiles_in_view():
-    g, _, _ = call_rummikub(start_game(["Ann", "Ben"], find_variant("sabra"), 0.0), T("R10 R11 R12"), 1.0)
+    g, _, _ = call_rummikub(start_game(["Ann", "Ben"], find_variant("sabra"), 0.0), T("R10 R11 R12"), 1.0, count_checked=True)
     with pytest.raises(GameError, match="no tiles in view"):
         read_rack(g, "Ben", T("R10 R11 R12"))
     g = read_rack(g, "Ben", T("R10 R11 R12 | K3 K9"))
@@ -90,7 +90,7 @@ def test_penalties_and_rule_change_take_effect_next_hand():
     g = change_rules(g, find_variant("american"))
     assert g.options.game == "sabra" and g.pending.game == "american"
     g = table_restored(g, 62.0, ())
-    g, _, _ = call_rummikub(g, (), 63.0, winner="Ben")
+    g, _, _ = call_rummikub(g, (), 63.0, winner="Ben", count_checked=True)
     g = confirm_tally(g, 64.0, {"Ann": R("K1")})
     assert g.options.game == "american" and g.pending is None and g.turn.step is Step.DRAW
     assert [s.penalties for s in g.seats] == [0, 0] and [s.rack_count for s in g.seats] == [14, 14]
@@ -112,7 +112,7 @@ def test_american_discard_rule_and_trump():
 def test_codec_round_trip():
     g = start_game(["Ann", "Ben"], find_variant("international"), 3.0, trump=Tile.parse("B4"))
     g, _, _ = end_turn(g, T("R10 R11 R12 | B13 K13 O13 R13"), 4.0, discard=Tile.parse("K1"))
-    g, _, _ = call_rummikub(g, T("R10 R11 R12 | B13 K13 O13 R13"), 5.0, winner="Ann")
+    g, _, _ = call_rummikub(g, T("R10 R11 R12 | B13 K13 O13 R13"), 5.0, winner="Ann", count_checked=True)
     assert from_dict(to_dict(g)) == g
 
 
@@ -217,7 +217,7 @@ class RandomPlay(RuleBasedStateMachine):
                 g = draw(g, DrawSource.POOL)
             if g.turn.step is Step.MELD:
                 discard = Tile.parse("K1")
-        g, rec, verdict = call_rummikub(g, self.table, self.now, pool_empty=pool_empty, discard=discard)
+        g, rec, verdict = call_rummikub(g, self.table, self.now, pool_empty=pool_empty, discard=discard, count_checked=True)
         assert verdict.legal and (rec is not None or pool_empty)
         left = {s.name: (Tile(Color(i), numbers[i]),) for i, s in enumerate(g.seats)}  # one tile each, all distinct
         given = {n: r for n, r in left.items() if n != g.tally.winner}

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.game_codec import from_dict, to_dict
-from rules.game_deal import hand_table_seen, start_hand
+from rules.game_deal import start_hand
 from rules.game_state import Action, DrawSource, GameError, Status, Step, table_of
 from rules.game_tally import (
     call_rummikub, confirm_tally, finish_game, read_rack, score_sheet, set_tally_rack, tally_points,
@@ -38,7 +38,7 @@ def R(text: str):
 def scored_sabra_hand(now: float = 10.0, table: str = "R10 R11 R12"):
     """Ann opens and goes out at once; Ben's rack is K5: hand 1 scored at ``now``."""
     g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
-    g, _, _ = call_rummikub(g, T(table), now - 1)
+    g, _, _ = call_rummikub(g, T(table), now - 1, count_checked=True)
     return confirm_tally(g, now, {"Ben": R("K5")})
 
 
@@ -62,28 +62,34 @@ def test_next_hand_waits_while_dealing_and_can_still_be_taken_back():
         start_hand(g, 470.0)
 
 
-def test_camera_starts_the_hand_once_it_sees_the_table_cleared():
+def test_a_game_saved_while_a_camera_watched_the_deal_still_loads():
+    """Older versions saved ``tiles_seen`` (the camera's auto-start, now gone): such a document loads."""
     g = scored_sabra_hand()
-    assert hand_table_seen(g, (), 11.0) is g  # nothing seen yet: no camera, or cleared before the confirm
-    g = hand_table_seen(g, T("R10 R11 R12 | K5"), 12.0)
-    assert g.tiles_seen and g.status is Status.DEALING
-    assert hand_table_seen(g, T("R10 R11 R12"), 13.0) is g  # still tiles: nothing to save
-    assert from_dict(to_dict(g)) == g
-    g = hand_table_seen(g, (), 20.0)
-    assert g.status is Status.PLAYING and not g.tiles_seen and g.turn.clock.remaining(30.0) == 50
-    assert hand_table_seen(g, T("R1 R2 R3"), 31.0) is g  # in play the camera's tables do not start anything
+    doc = to_dict(g)
+    assert "tiles_seen" not in doc
+    assert from_dict(dict(doc, tiles_seen=True)) == g == from_dict(doc)
 
 
-def test_a_turn_action_while_dealing_starts_the_hand():
+def test_every_turn_action_is_refused_while_the_next_hand_waits():
+    """The old hand's tiles still lie on the table: End turn, Pass, a draw or Rummikub! must not start
+    hand 2 and judge them as its first turn (only Start hand starts it)."""
     g = scored_sabra_hand(now=10.0)
-    g2, rec, verdict = end_turn(g, T("O11 O12 O13"), 90.0)
-    assert verdict.legal and rec.player == "Ben" and rec.started_at == 90.0 and g2.status is Status.PLAYING
+    for action in (Action.DONE, Action.PASS):
+        with pytest.raises(GameError, match="^the next hand has not started: press Start hand once the tiles"):
+            end_turn(g, T("O11 O12 O13"), 90.0, action=action)
+    for pool_empty in (False, True):
+        with pytest.raises(GameError, match="the next hand has not started"):
+            call_rummikub(g, T("O11 O12 O13"), 90.0, pool_empty=pool_empty, count_checked=True)
+    assert undo_last_hand(g, 91.0).status is Status.TALLY  # the scored hand can still be taken back
     am = start_game(["Ann", "Ben"], find_variant("american"), 0.0)
     am = draw(am, DrawSource.POOL)
-    am, _, _ = call_rummikub(am, (), 5.0, discard=Tile.parse("K3"))
+    am, _, _ = call_rummikub(am, (), 5.0, discard=Tile.parse("K3"), count_checked=True)
     am = confirm_tally(am, 6.0, {"Ben": R("K5")})
     assert am.status is Status.DEALING
-    am = draw(am, DrawSource.POOL, now=50.0)
+    for source in DrawSource:
+        with pytest.raises(GameError, match="the next hand has not started"):
+            draw(am, source)
+    am = draw(start_hand(am, 50.0), DrawSource.POOL)
     assert am.status is Status.PLAYING and am.turn.clock.since == 50.0 and am.turn.step is Step.MELD
 
 
@@ -91,16 +97,12 @@ def test_a_turn_action_while_dealing_starts_the_hand():
 @given(st.lists(st.tuples(st.floats(0, 120), st.sampled_from(["", "R10 R11 R12", "K5 | R10 R11 R12"])),
                 max_size=12))
 def test_while_dealing_time_never_runs_out(ticks):
-    """Whatever the ticker and a camera showing tiles do, nobody is timed before the hand starts."""
+    """Whatever the ticker does and whatever lies on the table, nobody is timed before the hand starts."""
     g = scored_sabra_hand(now=0.0)
     now = 0.0
     for seconds, table in ticks:
         now += seconds
         assert time_out(g, T(table), now) is None
-        g = hand_table_seen(g, T(table), now) if g.status is Status.DEALING else g
-        if g.status is Status.PLAYING:  # cleared after tiles were seen: started at this very moment
-            assert g.turn.clock.remaining(now) == 60 and g.undo is not None
-            return
         assert g.undo is not None and g.turn.clock.paused
 
 
@@ -109,7 +111,7 @@ def test_while_dealing_time_never_runs_out(ticks):
 @pytest.mark.parametrize("rules, default, corrected", [("israeli", 100, 5), ("international", -100, -5)])
 def test_confirm_takes_the_players_word_on_melding(rules, default, corrected):
     g = start_game(["Ann", "Ben", "Cid"], find_variant(rules), 0.0)
-    g, _, _ = call_rummikub(g, (), 1.0, winner="Cid")  # Ben never melded, as far as the game knows
+    g, _, _ = call_rummikub(g, (), 1.0, winner="Cid", count_checked=True)  # Ben never melded, as far as the game knows
     racks = {"Ann": R("K9"), "Ben": R("R5")}
     assert confirm_tally(g, 2.0, racks).hands[-1].scores[1] == default
     fixed = confirm_tally(g, 2.0, racks, melded={"Ben": True})  # the camera missed Ben's meld
@@ -127,7 +129,7 @@ def test_confirm_takes_the_players_word_on_melding(rules, default, corrected):
 
 def test_rummikub_on_an_illegal_table_is_refused_with_the_verdict():
     g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
-    refused, rec, verdict = call_rummikub(g, T("K1 K2"), 5.0)  # Ann never melded; K1 K2 is no set
+    refused, rec, verdict = call_rummikub(g, T("K1 K2"), 5.0, count_checked=True)  # Ann never melded; K1 K2 is no set
     assert rec is None and not verdict.legal and refused.status is Status.PLAYING and refused.tally is None
     assert {p.code for p in verdict.problems} >= {"invalid_set"}
     assert refused.turn.attempt == verdict and not refused.turn.clock.paused
@@ -138,7 +140,7 @@ def test_rummikub_is_refused_while_the_table_is_put_back():
     g, _ = time_out(g, T("K1 K2"), 61.0)
     assert g.restore is not None
     with pytest.raises(GameError, match="put the table back"):
-        call_rummikub(g, T("K1 K2"), 62.0)
+        call_rummikub(g, T("K1 K2"), 62.0, count_checked=True)
     with pytest.raises(GameError, match="put the table back"):
         call_rummikub(g, (), 62.0, pool_empty=True)
 
@@ -150,7 +152,7 @@ def test_the_winners_last_turn_is_logged():
     log.append(rec)
     g, rec, _ = end_turn(g, T("R10 R11 R12 | O11 O12 O13"), 20.0)
     log.append(rec)
-    g, rec, verdict = call_rummikub(g, T("R10 R11 R12 R13 | O11 O12 O13 | K1 K2 K3"), 30.0)
+    g, rec, verdict = call_rummikub(g, T("R10 R11 R12 R13 | O11 O12 O13 | K1 K2 K3"), 30.0, count_checked=True)
     log.append(rec)
     assert [(r.player, r.action, r.number) for r in log] == [
         ("Ann", Action.DONE, 1), ("Ben", Action.DONE, 2), ("Ann", Action.RUMMIKUB, 3)]
@@ -162,7 +164,7 @@ def test_the_winners_last_turn_is_logged():
 def test_a_named_winner_or_the_pool_running_out_logs_no_empty_turn():
     g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
     g, _, _ = end_turn(g, T("R10 R11 R12"), 10.0)
-    tally, rec, verdict = call_rummikub(g, T("R10 R11 R12"), 11.0, winner="Ann")
+    tally, rec, verdict = call_rummikub(g, T("R10 R11 R12"), 11.0, winner="Ann", count_checked=True)
     assert rec is None and verdict.legal and tally.tally.winner == "Ann"
     tally, rec, _ = call_rummikub(g, T("R10 R11 R12"), 11.0, pool_empty=True)
     assert rec is None and tally.tally.winner is None
@@ -172,9 +174,9 @@ def test_a_named_winner_or_the_pool_running_out_logs_no_empty_turn():
 
 def test_scoring_method_cannot_change_inside_a_game():
     g = start_game(["A", "B"], find_variant("sabra"), 0.0)
-    for rack_b in ("K5 K6", "R2"):  # A wins twice: +11, +2 (a call while the hand waits starts it)
-        g, _, _ = call_rummikub(g, (), 1.0, winner="A")
-        g = confirm_tally(g, 2.0, {"B": R(rack_b)})
+    for rack_b in ("K5 K6", "R2"):  # A wins twice: +11, +2
+        g, _, _ = call_rummikub(g, (), 1.0, winner="A", count_checked=True)
+        g = start_hand(confirm_tally(g, 2.0, {"B": R(rack_b)}), 3.0)
     with pytest.raises(GameError, match="keeps its scoring method"):
         change_rules(g, find_variant("israeli"))
     sheet = score_sheet(g)
@@ -232,8 +234,8 @@ def test_the_trump_only_to_win():
     assert back.trump_up and back.seats[0].rack_count == count + 1 and back.turn.drew.source is DrawSource.POOL
     assert back.pool == g.pool - 1
     with pytest.raises(GameError, match="discard"):
-        call_rummikub(took, (), 2.0)  # the winner discards last, too
-    won, rec, _ = call_rummikub(took, (), 2.0, discard=Tile.parse("K3"))
+        call_rummikub(took, (), 2.0, count_checked=True)  # the winner discards last, too
+    won, rec, _ = call_rummikub(took, (), 2.0, discard=Tile.parse("K3"), count_checked=True)
     assert rec.action is Action.RUMMIKUB and won.tally.trump_drawn and won.tally.discard == Tile.parse("K3")
     assert from_dict(to_dict(won)) == won
 
@@ -242,7 +244,7 @@ def test_international_open_win_may_not_take_the_trump_and_a_joker_discard_doubl
     g = start_game(["Ann", "Ben"], find_variant("international"), 0.0, trump=Tile.parse("R7"))
     g, _, _ = end_turn(g, (), 1.0, discard=Tile.parse("K3"))  # Ann, the starter, discards her 15th tile
     g = draw(g, DrawSource.TRUMP)
-    g, _, _ = call_rummikub(g, (), 2.0, discard=Tile.parse("J"))
+    g, _, _ = call_rummikub(g, (), 2.0, discard=Tile.parse("J"), count_checked=True)
     with pytest.raises(GameError, match="Open win"):
         confirm_tally(g, 3.0, {"Ann": R("K5")})
     foot = confirm_tally(g, 3.0, {"Ann": R("K5")}, win="foot")
@@ -254,7 +256,7 @@ def test_international_open_win_may_not_take_the_trump_and_a_joker_discard_doubl
 def test_a_winner_in_the_american_family_draws_first():
     g = start_game(["Ann", "Ben"], find_variant("american"), 0.0)
     with pytest.raises(GameError, match="draw first"):
-        call_rummikub(g, (), 1.0)
+        call_rummikub(g, (), 1.0, count_checked=True)
     t, rec, _ = call_rummikub(g, (), 1.0, pool_empty=True)  # the pool ran out before Ann's draw
     assert rec is None and t.status is Status.TALLY
 
@@ -268,7 +270,7 @@ def test_impossible_racks_are_refused_with_the_confirms_words():
     g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
     with pytest.raises(GameError) as setting:
         set_rack(g, "Ann", R("R5 R5 R5"))
-    t, _, _ = call_rummikub(g, (), 1.0)
+    t, _, _ = call_rummikub(g, (), 1.0, count_checked=True)
     with pytest.raises(GameError) as confirming:
         confirm_tally(t, 2.0, {"Ben": R("R5 R5 R5")})
     with pytest.raises(GameError) as previewing:
@@ -290,7 +292,7 @@ def test_impossible_racks_are_refused_with_the_confirms_words():
 @given(st.lists(st.sampled_from(ALL_FACES), min_size=1, max_size=8), st.sampled_from(["standard", "xp"]))
 def test_the_preview_refuses_exactly_what_the_confirm_refuses(rack, tile_set):
     options = find_variant("sabra", tile_set=tile_set)
-    g, _, _ = call_rummikub(start_game(["Ann", "Ben"], options, 0.0), (), 1.0)
+    g, _, _ = call_rummikub(start_game(["Ann", "Ben"], options, 0.0), (), 1.0, count_checked=True)
     outcomes = []
     for attempt in (lambda: tally_points(rack, options),
                     lambda: confirm_tally(g, 2.0, {"Ben": tuple(rack)}).hands[-1].scores[0]):
@@ -308,19 +310,19 @@ def test_finish_the_game_after_the_agreed_hands():
     g = start_game(["A", "B", "C"], find_variant("sabra"), 0.0)
     for winner, racks in [("A", {"B": "R2", "C": "R1"}), ("B", {"A": "K13 K12", "C": "K11"}),
                           ("A", {"B": "O1", "C": "O2"})]:
-        g, _, _ = call_rummikub(g, (), 1.0, winner=winner)
+        g, _, _ = call_rummikub(g, (), 1.0, winner=winner, count_checked=True)
         with pytest.raises(GameError, match="confirm the hand"):
             finish_game(g, 1.5)
-        g = confirm_tally(g, 2.0, {n: R(r) for n, r in racks.items()})
+        g = start_hand(confirm_tally(g, 2.0, {n: R(r) for n, r in racks.items()}), 2.5)
     done = finish_game(g, 3.0)
     assert done.status is Status.FINISHED and done.undo is None and done.turn.clock.paused
     sheet = score_sheet(done)
     assert sheet.games_won == {"A": 2, "B": 1, "C": 0} and sheet.totals["B"] > sheet.totals["A"]
     assert sheet.overall_winner == "A"
     assert from_dict(to_dict(done)) == done
-    for move in (lambda: end_turn(done, (), 4.0), lambda: call_rummikub(done, (), 4.0),
+    for move in (lambda: end_turn(done, (), 4.0), lambda: call_rummikub(done, (), 4.0, count_checked=True),
                  lambda: start_hand(done, 4.0), lambda: finish_game(done, 4.0),
                  lambda: undo_last_hand(done, 4.0)):
         with pytest.raises(GameError, match="finished|no hand|no scored hand"):
             move()
-    assert time_out(done, (), 1e9) is None and hand_table_seen(done, (), 5.0) is done
+    assert time_out(done, (), 1e9) is None

@@ -360,7 +360,7 @@ STEERING = [
     ("POST", "/api/game", {"json": {"players": ["Ann", "Ben", "Cid"]}}),
     ("POST", "/api/game", {"json": {"players": ["Ann", "Ben"], "rules": "american", "trump": "R7"}}),
     ("POST", "/api/game", {"json": {"players": ["Ann", "Ben"], "rules": "international"}}),
-    ("POST", "/api/rummikub", {"json": {"winner": "Ann"}}),
+    ("POST", "/api/rummikub", {"json": {"winner": "Ann", "count_checked": True}}),
     ("POST", "/api/tally/read", {"json": {"player": "Ben"}}),
     ("POST", "/api/turn/draw", {"json": {"source": "pool"}}),
     ("POST", "/api/pass", {"json": {}}),
@@ -399,6 +399,6 @@ def test_fuzz_limits_survive_a_json_round_trip():
 @pytest.mark.parametrize("extra", [{"racks": {}}, {"self": 1}])
 def test_extra_tally_fields_cannot_collide_with_arguments(client, extra):
     start(client)
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K9"}, "extra": extra})
     assert res.status_code == 400 and "extra" in res.get_json()["message"]

@@ -68,7 +68,7 @@ def test_start_game_and_turns_through_the_api(client, live, clock):
 
 def test_hand_scored_and_exported_as_csv(client, live):
     start(client, ["Ann", "Ben"])
-    res = client.post("/api/rummikub", json={"winner": "Ann"})
+    res = client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     assert res.get_json()["state"]["game"]["status"] == "tally"
     live.set_table("R1 R2 R3 | K7 B7 O7 J | R5 K5 | B12 J")  # Ben lays his rack in view
     read = client.post("/api/tally/read", json={"player": "Ben"}).get_json()
@@ -125,7 +125,7 @@ def test_rule_changes_apply_from_the_next_hand(client, live):
     res = client.post("/api/settings", json={"rules": "american"})
     assert res.status_code == 409 and "confirm" in res.get_json()["message"]  # another game: asks first
     assert client.post("/api/settings", json={"rules": "american", "confirm": True}).status_code == 200
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     assert live.rules.game == "sabra"  # the camera judges by the rules of the hand on the table
     client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
     state = client.get("/api/state").get_json()
@@ -136,7 +136,7 @@ def test_rule_changes_apply_from_the_next_hand(client, live):
 
 def test_blank_loser_rack_is_refused_with_a_message(client):
     start(client, ["Ann", "Ben", "Cid"])
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     for racks in ({}, {"Ben": "", "Cid": "K5"}, {"Ben": None, "Cid": "K5"}, {"Ben": "   ", "Cid": "K5"}):
         res = client.post("/api/tally/confirm", json={"racks": racks})
         assert res.status_code == 400, racks
@@ -150,7 +150,7 @@ def test_blank_loser_rack_is_refused_with_a_message(client):
 
 def test_undo_the_last_scored_hand(client, live):
     start(client, ["Ann", "Ben"])
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     client.post("/api/tally/confirm", json={"racks": {"Ben": "K5 J"}})
     state = client.get("/api/state").get_json()
     assert state["game"]["can_undo_hand"] and state["scores"]["totals"] == {"Ann": 35, "Ben": -35}
@@ -160,6 +160,10 @@ def test_undo_the_last_scored_hand(client, live):
     client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
     assert client.get("/api/scores").get_json()["totals"] == {"Ann": 5, "Ben": -5}
     live.set_table("")  # the table cleared for the new hand
+    assert client.post("/api/pass").status_code == 400  # the new hand has not started
+    assert client.post("/api/tally/undo").get_json()["game"]["status"] == "tally"  # so it can still be taken back
+    client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
+    client.post("/api/hand/start", json={})
     assert client.post("/api/pass").get_json()["verdict"]["legal"]
     assert client.post("/api/tally/undo").status_code == 400  # only until the next hand's first turn ends
 
@@ -176,7 +180,7 @@ def test_new_game_keeps_the_settings_and_old_games_stay_reachable(client):
     start(client, ["Ann", "Ben"])
     first = client.get("/api/state").get_json()["game"]["id"]
     assert client.get("/api/state").get_json()["clock"]["limit"] == 90
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}})
     res = client.post("/api/game", json={"players": ["Cid", "Dan", "Eve"], "rules": "american", "first": 2,
                                         "trump": "R7"})
@@ -263,9 +267,9 @@ def test_bad_actions_during_a_game(client):
     start(client)
     assert client.post("/api/turn/end", json={"discard": 5}).status_code == 400
     assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 400  # no draw in Sabra
-    assert client.post("/api/rummikub", json={"winner": "Zed"}).status_code == 400
+    assert client.post("/api/rummikub", json={"count_checked": True, "winner": "Zed"}).status_code == 400
     assert client.post("/api/rack", json={"player": "Ann", "rack": "R5 X3"}).get_json()["message"].count("X3")
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K99"}})
     assert res.status_code == 400 and "K99" in res.get_json()["message"]
     res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K9"}, "extra": {"bogus": 1}})
@@ -415,7 +419,7 @@ def test_racks_laid_flat_during_the_count_are_totalled_not_judged(client, live):
     board) are shown as a rack to count with its points, never as an invalid table set."""
     live.set_table("R1 R2 R3 | K7 B7 O7 J")
     start(client, ["Ann", "Ben"])  # Rummikub! judges Ann's turn: the table is as her turn found it
-    assert client.post("/api/rummikub", json={"winner": "Ann"}).get_json()["state"]["game"]["status"] == "tally"
+    assert client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"}).get_json()["state"]["game"]["status"] == "tally"
     live.set_table("R1 R2 R3 | K7 B7 O7 J | B12 J O3")  # Ben empties his rack onto the table
     state = client.get("/api/state").get_json()
     final, group, laid = state["sets"]

@@ -18,7 +18,7 @@ import pytest
 
 from rules.game_codec import to_dict
 from webui.db import Store, StoreError, default_db_path
-from webui.session import GameSession, StorageError
+from webui.session import PRESS_GUARD_S, GameSession, StorageError
 from webui_fakes import FakeClock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,9 +169,11 @@ def test_kill_9_and_restart_shows_the_same_game_and_scores(tmp_path):
     try:
         call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"], "options": {"turn_time_limit": 600}})
         call(port, "/api/pass", {})  # Ann draws; Ben's turn
-        call(port, "/api/rummikub", {"winner": "Ben"})
+        time.sleep(PRESS_GUARD_S)  # a press right after a turn ended is taken for a late press for that turn
+        call(port, "/api/rummikub", {"count_checked": True, "winner": "Ben"})
         call(port, "/api/tally/confirm", {"racks": {"Ann": "R5 R6", "Cid": "J"}})
-        call(port, "/api/pass", {})  # hand 2: the start passes to Ben, who draws
+        call(port, "/api/hand/start", {})  # hand 2 is dealt: the start passes to Ben
+        call(port, "/api/pass", {})  # Ben draws
         before = call(port, "/api/state")
     finally:
         os.kill(proc.pid, signal.SIGKILL)

@@ -16,7 +16,7 @@ from webui.app import create_app
 from webui.companion import recorded_game
 from webui.db import Store
 from webui.demo import DEMO_GAME, DemoDriver, DemoScript
-from webui.session import GameSession
+from webui.session import PRESS_GUARD_S, GameSession
 from webui_fakes import FakeClock, FakeLive
 
 SCRIPT = DemoScript.load(recorded_game().with_suffix(".json"))
@@ -109,6 +109,7 @@ def test_the_demo_plays_the_recorded_game_with_the_recorded_verdicts(recorded):
 
     # a person presses a button: the demo stops and the game is theirs
     client = app.test_client()
+    companion.session.now.advance(PRESS_GUARD_S)  # not a moment after the demo's own press (webui/session.py)
     assert client.post("/api/turn/end", json={}).status_code == 200  # Ben has placed nothing yet: he draws
     assert companion.state_json()["demo"] is None and not companion.demo.driving
     assert session.store.get_setting(DEMO_GAME) is None  # never deleted as the demo's own

@@ -11,6 +11,7 @@ import io
 import pytest
 
 from webui.app import create_app
+from webui.session import PRESS_GUARD_S
 from webui_fakes import FakeLive
 
 EVIL = "http://evil.example"
@@ -36,9 +37,9 @@ def score_a_hand(client, winner: str, racks: dict) -> None:
     """``winner`` goes out on the turn that is on (the first hand: the winner starts), the others' racks typed."""
     if state(client)["game"]["turn"]["phase"] == "draw":  # American and Israeli: draw, then the discard
         assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
-        res = client.post("/api/rummikub", json={"winner": winner, "discard": "K1"})
+        res = client.post("/api/rummikub", json={"count_checked": True, "winner": winner, "discard": "K1"})
     else:
-        res = client.post("/api/rummikub", json={"winner": winner})
+        res = client.post("/api/rummikub", json={"count_checked": True, "winner": winner})
     assert res.status_code == 200, res.get_json()
     res = client.post("/api/tally/confirm", json={"racks": racks})
     assert res.status_code == 200, res.get_json()
@@ -78,7 +79,7 @@ def test_finishing_mid_hand_keeps_the_sheet_and_drops_the_hand_in_progress(app, 
 
 
 @pytest.mark.parametrize("url, payload", [
-    ("/api/turn/end", {}), ("/api/pass", {}), ("/api/rummikub", {"winner": "Ann"}),
+    ("/api/turn/end", {}), ("/api/pass", {}), ("/api/rummikub", {"count_checked": True, "winner": "Ann"}),
     ("/api/rummikub", {"pool_empty": True}), ("/api/turn/draw", {"source": "pool"}), ("/api/hand/start", {}),
     ("/api/tally/undo", {}), ("/api/tally/cancel", {}), ("/api/tally/confirm", {"racks": {}}),
     ("/api/tally/read", {"player": "Ben"}), ("/api/rack", {"player": "Ann", "rack": "R5"}),
@@ -96,7 +97,7 @@ def test_a_finished_game_refuses_every_turn_action(client, url, payload):
 
 def test_finishing_is_refused_while_the_racks_are_counted(client):
     start(client)
-    client.post("/api/rummikub", json={"winner": "Ann"})
+    client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"})
     res = client.post("/api/game/finish", json={})
     assert res.status_code == 400
     assert res.get_json()["message"] == ("the racks are being counted: confirm the hand "
@@ -135,7 +136,7 @@ def test_finishing_before_any_hand_or_level_names_no_winner(client):
     assert csv_of(client)[-1] == ["Result", "A tie between Ann and Ben"]
 
 
-def test_most_hands_won_beats_the_higher_total(client):
+def test_most_hands_won_beats_the_higher_total(client, clock):
     """004_*: the player who has won the most games is the winner (the total only breaks a tie)."""
     start(client, ["Ann", "Ben", "Cid"])
     score_a_hand(client, "Ann", {"Ben": "R1", "Cid": "R2"})  # Ann +3
@@ -143,6 +144,7 @@ def test_most_hands_won_beats_the_higher_total(client):
     score_a_hand(client, "Ben", {"Ann": "R1", "Cid": "K13 B13 O13"})  # Ben +40
     client.post("/api/hand/start", json={})
     client.post("/api/pass", json={})  # Cid draws; Ann goes out in her turn
+    clock.advance(PRESS_GUARD_S)  # not a moment after Cid's press (webui.session.PRESS_GUARD_S)
     score_a_hand(client, "Ann", {"Ben": "R1", "Cid": "R2"})  # Ann +3 again
     s = finish(client)["scores"]
     assert s["games_won"] == {"Ann": 2, "Ben": 1, "Cid": 0} and s["totals"]["Ben"] > s["totals"]["Ann"]

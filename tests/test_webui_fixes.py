@@ -41,7 +41,7 @@ def score_a_hand(client, live, winner="Ann", racks=None):
     if g["turn"]["phase"] == "draw":  # American and Israeli: a turn is a draw, then the winner's discard
         assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
         ending = {"discard": "K1"}
-    res = client.post("/api/rummikub", json={"winner": winner, **ending})
+    res = client.post("/api/rummikub", json={"count_checked": True, "winner": winner, **ending})
     assert res.status_code == 200 and res.get_json()["state"]["game"]["status"] == "tally", res.get_json()
     res = client.post("/api/tally/confirm", json={"racks": racks or {}})
     assert res.status_code == 200, res.get_json()
@@ -50,7 +50,7 @@ def score_a_hand(client, live, winner="Ann", racks=None):
 
 # --- 1: a double press ends one turn -------------------------------------------------
 
-def test_a_second_press_for_a_turn_that_has_ended_is_refused(client):
+def test_a_second_press_for_a_turn_that_has_ended_is_refused(client, clock):
     s = start(client)
     turn = s["game"]["turn"]["id"]
     assert re.fullmatch(r"\d+\.1\.1", turn)
@@ -64,8 +64,10 @@ def test_a_second_press_for_a_turn_that_has_ended_is_refused(client):
     g = state(client)["game"]
     assert g["current"] == "Ben" and g["status"] == "playing" and g["pool"] == pool - 1  # only Ann drew
     assert [t["player"] for t in client.get("/api/turns").get_json()] == ["Ann"]
-    # the turn that is on is pressed as before; a client that names no turn keeps today's behaviour
+    # the turn that is on is pressed as before (not a moment after the last press); so is a press naming no turn
+    clock.advance(session_module.PRESS_GUARD_S)
     assert client.post("/api/pass", json={"turn": g["turn"]["id"]}).get_json()["state"]["game"]["current"] == "Cid"
+    clock.advance(session_module.PRESS_GUARD_S)
     assert client.post("/api/turn/end", json={}).get_json()["state"]["game"]["current"] == "Ann"
     bad = client.post("/api/turn/end", json={"turn": "next one"})
     assert bad.status_code == 400 and "GAME.HAND.TURN" in bad.get_json()["message"]
@@ -302,8 +304,8 @@ def test_error_messages_name_what_is_wrong(client, live):
         assert res.status_code == 400 and "1 or more" in res.get_json()["message"]
     assert client.get("/api/turns?limit=1").status_code == 200
     start(client, ["Ann", "Ben", "Cid", "Dee"])
-    assert client.post("/api/rummikub", json={"winner": "Ann"}).status_code == 200
-    res = client.post("/api/rummikub", json={})
+    assert client.post("/api/rummikub", json={"count_checked": True, "winner": "Ann"}).status_code == 200
+    res = client.post("/api/rummikub", json={"count_checked": True})
     assert res.status_code == 400 and res.get_json()["message"].startswith("the hand is already being counted")
     res = client.post("/api/turn/end", json={})
     assert "the hand is already being counted" in res.get_json()["message"]
@@ -343,18 +345,23 @@ def test_after_the_score_the_next_hand_waits_for_start_hand(app, client, live, c
     assert state(client)["game"]["status"] == "tally"
 
 
-def test_a_table_cleared_in_view_of_the_camera_starts_the_hand(app, client, live, clock):
+def test_a_table_cleared_in_view_of_the_camera_does_not_start_the_hand(app, client, live, clock):
+    """Players sweep the tiles to the middle first, then shuffle and deal: an empty table is where the
+    deal begins, so only Start hand starts the clock (second report, item 3)."""
     live.set_table("R1 R2 R3")
-    start(client, ["Ann", "Ben"])
+    start(client, ["Ann", "Ben"], options={"turn_time_limit": 30})
     score_a_hand(client, live, "Ann", {"Ben": "K5"})
     companion = app.extensions["companion"]
     companion.tick()  # the old hand's tiles still lie there
     assert state(client)["game"]["status"] == "dealing"
     live.set_table("")
-    clock.advance(5)
-    companion.tick()
+    for _ in range(10):  # swept, shuffled, dealt: minutes may pass, the clock waits
+        clock.advance(30)
+        companion.tick()
     s = state(client)
-    assert s["game"]["status"] == "playing" and s["clock"]["running"]
+    assert s["game"]["status"] == "dealing" and not s["clock"]["running"] and s["clock"]["remaining"] == 30
+    assert s["game"]["can_undo_hand"] and s["game"]["pool"] == 106 - 28
+    assert client.post("/api/hand/start", json={}).get_json()["clock"]["running"]
 
 
 def test_a_scored_hand_can_be_taken_back_while_the_next_waits(client, live):
@@ -372,7 +379,7 @@ def test_israeli_tally_preview_and_melded_override(client, live):
     live.set_table("")
     start(client, ["Ann", "Ben", "Cid"], rules="israeli")
     client.post("/api/turn/draw", json={"source": "pool"})
-    assert client.post("/api/rummikub", json={"discard": "K1"}).get_json()["state"]["game"]["status"] == "tally"
+    assert client.post("/api/rummikub", json={"count_checked": True, "discard": "K1"}).get_json()["state"]["game"]["status"] == "tally"
     q = "/api/tally/points?rack=K1 O13&player=Ben"
     d = client.get(q).get_json()
     assert d == {"tiles": 2, "points": 14, "melded": False, "score": 100}  # never melded: +100
@@ -391,7 +398,7 @@ def test_israeli_tally_preview_and_melded_override(client, live):
 def test_international_tally_preview_counts_a_player_who_never_melded(client, live):
     live.set_table("")
     start(client, ["Ann", "Ben"], rules="international")
-    client.post("/api/rummikub", json={"discard": "K1"})  # the starter holds 15 tiles: no draw first
+    client.post("/api/rummikub", json={"count_checked": True, "discard": "K1"})  # the starter holds 15 tiles: no draw first
     g = state(client)["game"]
     assert g["status"] == "tally", g
     q = "/api/tally/points?rack=R10 K1&player=Ben&win=open"

@@ -231,7 +231,7 @@ def test_international_starter_holds_15_and_skips_the_draw(tmp_path, clock):
 def test_rummikub_tally_scores_the_hand_and_starts_the_next(tmp_path, clock):
     s = new_session(tmp_path, clock)
     s.end_turn(T("R10 R11 R12"))
-    s.call_rummikub(T("R10 R11 R12 | K10 K11 K12 K13"))  # Ben went out (his turn is judged: a 46-point meld)
+    s.call_rummikub(T("R10 R11 R12 | K10 K11 K12 K13"), count_checked=True)  # Ben went out (his turn is judged: a 46-point meld)
     assert s.game.status.value == "tally" and s.game.tally.winner == "Ben"
     with pytest.raises(SessionError):
         s.end_turn([])  # no turns during the tally
@@ -255,7 +255,7 @@ def test_rummikub_tally_scores_the_hand_and_starts_the_next(tmp_path, clock):
 
 def test_winner_rack_must_be_empty(tmp_path, clock):
     s = new_session(tmp_path, clock)
-    s.call_rummikub([], winner="Cid")
+    s.call_rummikub([], winner="Cid", count_checked=True)
     with pytest.raises(SessionError, match="Cid"):
         s.confirm_tally({"Ann": "R1", "Ben": "R2", "Cid": "K13"})
 
@@ -277,14 +277,15 @@ def test_sample_score_table_of_the_leaflet(tmp_path, clock):
         ("D", {"A": "R12 R13 R7", "B": "R13", "C": "R2"}),
     ]
     for winner, racks in hands:
-        s.call_rummikub([], winner=winner)
+        s.call_rummikub([], winner=winner, count_checked=True)
         s.confirm_tally(racks)
+        s.start_hand()
     assert s.sheet().totals == {"A": -14, "B": -29, "C": 4, "D": 39}
 
 
 def test_cancel_tally_goes_back_to_play(tmp_path, clock):
     s = new_session(tmp_path, clock)
-    s.call_rummikub([])
+    s.call_rummikub([], count_checked=True)
     s.cancel_tally()
     assert s.game.status.value == "playing" and s.current_player == "Ann"
 
@@ -294,8 +295,9 @@ def test_cancel_tally_goes_back_to_play(tmp_path, clock):
 def test_a_new_session_on_the_same_file_resumes(tmp_path, clock):
     s = new_session(tmp_path, clock)
     s.end_turn(T("R10 R11 R12"), b"pic")
-    s.call_rummikub(T("R10 R11 R12"), winner="Ann")
+    s.call_rummikub(T("R10 R11 R12"), winner="Ann", count_checked=True)
     s.confirm_tally({"Ben": "K9", "Cid": "J"})
+    s.start_hand()
     s.end_turn(T("O11 O12 O13"))
     again = GameSession(Store(tmp_path / "companion.sqlite3"), now=clock)
     assert again.game == s.game and again.snapshot_jpeg == s.snapshot_jpeg
@@ -353,7 +355,7 @@ def test_international_hand_with_its_win_details(tmp_path, clock):
     """Seed 004 International: an open win scores 100; losers who melded pay their racks (10 for 1 and 10-13)."""
     s = new_session(tmp_path, clock, rules="international", players=["Ann", "Ben", "Cid"])
     s.game = replace(s.game, seats=(s.game.seats[0], replace(s.game.seats[1], has_melded=True), s.game.seats[2]))
-    s.call_rummikub([], winner="Ann", discard="J")  # the winner's final discard: a joker
+    s.call_rummikub([], winner="Ann", discard="J", count_checked=True)  # the winner's final discard: a joker
     result = s.confirm_tally({"Ben": "R1 K5", "Cid": "B2"}, win="open")
     # doubled for the joker discard; Cid never melded: pays 100
     assert result["scores"] == {"Ann": 200, "Ben": -30, "Cid": -200}
@@ -386,7 +388,7 @@ def test_whatever_happens_a_restart_shows_the_same_game(tmp_path_factory, steps)
             s.tick(T(table), b"pic")
         elif action == "rummikub":
             try:  # judged as "End turn" is: refused on an illegal table or while it is put back
-                s.call_rummikub(T(table))
+                s.call_rummikub(T(table), count_checked=True)
             except SessionError:
                 pass
             if s.game.status.value == "tally":

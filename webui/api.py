@@ -14,7 +14,9 @@ from rules.game_tally import tally_points as rack_points
 from rules.scoring import score_hand
 from rules.tiles import parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
-from webui.views import preview_json, verdict_json
+from rules.game_turns import same_scoring
+from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
+from webui.views import preview_json, variant_name, verdict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -97,12 +99,15 @@ def _options_from(data: dict) -> RuleOptions | None:
     return base.replace(**overrides) if overrides else base
 
 
-def turn_field(data: dict) -> str | None:
+def turn_field(data: dict, press: str | None = None) -> str | None:
     """Which turn a press is for (``game.turn.id`` of /api/state): a press for a turn that has
-    already ended is refused with 409 ("Ann's turn already ended"); left out: whichever turn is on."""
+    already ended is refused with 409 ("Ann's turn already ended"); left out: whichever turn is on.
+    ``press`` (a turn press: what pressing again does): one that comes a moment after a press ended
+    the turn before is refused with 409 too, with or without ``turn`` (webui.session.PRESS_GUARD_S)."""
     turn = field(data, "turn", str)
-    if turn is not None:
-        companion().session.check_turn(turn)  # at once, before waiting for the table to settle
+    if turn is not None or press is not None:
+        # at once, before waiting for the table to settle
+        companion().session.check_turn(turn, press=press)
     return turn
 
 
@@ -110,9 +115,10 @@ def _end_turn(action: str):
     data = body()
     c = companion()
     discard = field(data, "discard", str)
-    turn = turn_field(data)
+    turn = turn_field(data, END_PRESS)
     player = c.session.current_player
-    verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard, turn=turn)
+    verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard, turn=turn,
+                                 guard=True)
     state = c.state_json()
     # a refusal that rests only on sets whose verdict hangs on a doubtful tile reads UNSURE, as on the page
     return jsonify(verdict=preview_json(verdict, player, state["sets"]), state=state)
@@ -135,7 +141,7 @@ def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""
     data = body()
     c = companion()
-    c.session.draw(field(data, "source", str, "pool"), turn=turn_field(data))
+    c.session.draw(field(data, "source", str, "pool"), turn=turn_field(data, DRAW_PRESS), guard=True)
     state = c.state_json()
     return jsonify(drew=state["game"]["turn"]["drew"], state=state)
 
@@ -155,11 +161,12 @@ def rummikub():
     rack tally opens; on an illegal table it is refused (``verdict``) and the turn goes on."""
     data = body()
     c = companion()
-    turn = turn_field(data)
+    turn = turn_field(data, RUMMIKUB_PRESS)
     player = c.session.current_player
     verdict = c.session.call_rummikub(
         c.settled_table(), winner=field(data, "winner", str), pool_empty=field(data, "pool_empty", bool, False),
-        discard=field(data, "discard", str), turn=turn,
+        discard=field(data, "discard", str), turn=turn, guard=True,
+        count_checked=field(data, "count_checked", bool, False),
     )
     state = c.state_json()
     return jsonify(tally=state["game"]["tally"], verdict=preview_json(verdict, player, state["sets"]) if verdict
@@ -322,17 +329,24 @@ def settings():
     data = body()
     c = companion()
     options = _options_from(data)
-    applies = None
+    applies = message = None
     if options is not None:
         game = c.session.open_game  # a finished game's rules are its own: these are for the next game
-        if game is not None and options.game != game.options.game and not field(data, "confirm", bool, False):
-            abort(409, f"the game in progress plays {game.options.game} rules; switching to {options.game} "
-                       "applies from the next hand: send confirm")
+        # a game keeps its scoring method: a switch it cannot take is not asked about, only saved for new games
+        if game is not None and options.game != game.options.game and same_scoring(options, game.options) \
+                and not field(data, "confirm", bool, False):
+            abort(409, f"the game in progress plays {variant_name(game.options.game, game.options.scoring)} "
+                       f"rules; switching to {variant_name(options.game, options.scoring)} applies from the "
+                       "next hand: send confirm")
         applies = c.session.set_options(options)
+        if applies == NEW_GAMES_ONLY:
+            message = (f"Saved for new games; the game on the table keeps {game.options.scoring.capitalize()} "
+                       "scoring: a game keeps its scoring method on every hand.")
     hint = field(data, "hint", bool)
     if hint is not None:
         c.session.set_hint(hint)
-    return jsonify(options=c.session.options.to_dict(), hint=c.session.hint_enabled, applies=applies)
+    return jsonify(options=c.session.options.to_dict(), hint=c.session.hint_enabled, applies=applies,
+                   message=message)
 
 
 @bp.get("/games")

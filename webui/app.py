@@ -89,7 +89,8 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(ValueError)  # NotationError, RuleError, SessionError, bad options
     def value_error(exc: ValueError):
         if wants_json():
-            return jsonify(error="Bad Request", message=str(exc)), 400
+            # a refusal the page can ask about (rules.game_state.StillHolds: "Call Rummikub! anyway?")
+            return jsonify(error="Bad Request", message=str(exc), **getattr(exc, "details", {})), 400
         from flask import render_template
 
         return render_template("error.html", message=str(exc)), 400

@@ -202,8 +202,6 @@ class Companion:
         if demo is None or not demo.driving or demo.owns_table():
             if ts.stable:
                 self.session.check_restored(ts.tables)
-                if ts.camera_ok:  # a table cleared after the tally starts the next hand (never a camera that sees nothing)
-                    self.session.hand_seen(ts.tables)
             self.session.tick(ts.tables, self.picture(ts))
         if demo is not None and ts.frame > 0:
             demo.step(ts.frame - 1, ts.tables, self.picture(ts))

@@ -183,7 +183,7 @@ class DemoDriver:
                 s.dismiss_restore()
             self._said(None, "the table is back", None)
         elif action == "rummikub":
-            s.call_rummikub(table)
+            s.call_rummikub(table, count_checked=True)  # the recording shows who went out; trust it
             self._said(player, "called Rummikub!", None)
         elif action == "read_rack":
             rack = s.read_rack(event.player, table)

@@ -15,12 +15,14 @@ from dataclasses import replace
 from typing import Callable
 
 from rules.game_codec import from_dict, options_back, to_dict
-from rules.game_deal import hand_table_seen, start_hand
+from rules.game_deal import start_hand
 from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, undo_last_hand,
 )
-from rules.game_turns import change_rules, draw, end_turn, judge, set_rack, start_game, table_restored, time_out
+from rules.game_turns import (
+    change_rules, draw, end_turn, judge, same_scoring, set_rack, start_game, table_restored, time_out,
+)
 from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
@@ -30,6 +32,13 @@ from webui.views import result_words, variant_name
 SessionError = GameError  # a move that makes no sense now: a 400 with the reason
 
 SAME_START_S = 3.0  # a second identical "Start the game" this soon after the first is a double press
+# a turn press this soon (``now`` seconds) after a press ended the turn before is taken for a late press
+# meant for that turn (a second phone, a second tap): refused (409) until then, a press after it counts
+PRESS_GUARD_S = 1.5
+END_PRESS = "end {}'s turn"  # what pressing again does, for the refusal of PRESS_GUARD_S
+RUMMIKUB_PRESS = "call Rummikub! (or Pool empty) for {}"
+DRAW_PRESS = "draw for {}"
+NEW_GAMES_ONLY = "for new games only"  # set_options: the game on the table keeps its scoring method
 FINISHED = "the game is finished: start a new one"  # as rules.game_turns.require says it
 
 
@@ -90,6 +99,7 @@ class GameSession:
         self.hint_enabled = bool(store.get_setting("hint", False))
         self._hint_cache: dict = {}
         self._started: tuple | None = None  # (request, monotonic time, game): the last "Start the game"
+        self._ended: tuple | None = None  # (turn id begun, who ended the turn before, now): the last press's end
         latest = store.latest_game_id()
         if latest is not None:
             try:
@@ -161,10 +171,27 @@ class GameSession:
         g = self.game
         return None if g is None else f"{self.game_id}.{g.hand}.{g.turn.number}"
 
-    def check_turn(self, turn: str | None) -> None:
-        """Refuse (:class:`Conflict`, a 409) a press meant for a turn that is no longer on."""
+    def check_turn(self, turn: str | None, *, press: str | None = None) -> None:
+        """Refuse (:class:`Conflict`, a 409) a press meant for a turn that is no longer on; ``press``
+        (a turn press, see :meth:`_check_fresh`): also one that comes right after a press ended a turn."""
         with self._lock:
             self._check_turn(turn)
+            if press is not None:
+                self._check_fresh(press)
+
+    def _check_fresh(self, press: str) -> None:
+        """Refuse (:class:`Conflict`) a turn press within ``PRESS_GUARD_S`` of a press that ended the turn
+        before: another phone's press (which had already shown the new turn) or a second tap was meant
+        for that turn, not for the one that has just begun.  ``press`` says what pressing again does
+        ("end {}'s turn", the player's name filled in)."""
+        g = self.game
+        if self._ended is None or g is None or g.status is not Status.PLAYING:
+            return
+        turn, who, at = self._ended
+        if turn == self.turn_id() and self.now() - at < PRESS_GUARD_S:
+            name = g.current.name
+            raise Conflict(f"{name}'s turn began a moment ago: was that press for {who}'s turn? "
+                           f"Press again to {press.format(name)}.")
 
     def _check_turn(self, turn: str | None) -> None:
         if turn is None or turn == self.turn_id():
@@ -242,10 +269,13 @@ class GameSession:
 
     # settings ---------------------------------------------------------------------
     def set_options(self, options: RuleOptions) -> str:
-        """Rules for new games; a game in progress takes them from its next hand.  Says which."""
+        """Rules for new games; a game in progress takes them from its next hand.  Says which: "now",
+        "from the next hand", or ``NEW_GAMES_ONLY`` when the game on the table keeps its scoring method
+        (rules.game_turns.change_rules refuses that change; the rules are still saved for new games)."""
         with self._lock:
             game = self.open_game  # a finished game keeps its rules: these are for the next game
-            if game is not None:
+            kept = game is not None and not same_scoring(options, game.options)
+            if game is not None and not kept:
                 new = change_rules(game, options)
                 if new != game:
                     self._commit(new)
@@ -255,6 +285,8 @@ class GameSession:
                 self._failed(exc)
             self.options = options
             self._bump()
+            if kept:
+                return NEW_GAMES_ONLY
             return "from the next hand" if self.open_game is not None and self.game.pending else "now"
 
     def set_hint(self, enabled: bool) -> None:
@@ -326,7 +358,7 @@ class GameSession:
             self._bump()
 
     # turns ------------------------------------------------------------------------
-    def draw(self, source: str = "pool", *, turn: str | None = None) -> None:
+    def draw(self, source: str = "pool", *, turn: str | None = None, guard: bool = False) -> None:
         """American/International: the draw that opens a turn (``turn``: see :meth:`turn_id`)."""
         with self._lock:
             try:
@@ -334,17 +366,22 @@ class GameSession:
             except ValueError:
                 raise SessionError(f"draw source {source!r}: use pool, discard or trump") from None
             self._check_turn(turn)
-            self._commit(draw(self._in_play("a draw"), src, self.now()))  # a hand waiting to start starts
+            if guard:
+                self._check_fresh(DRAW_PRESS)
+            self._commit(draw(self._in_play("a draw"), src))
 
     def end_turn(self, table: Table, picture: bytes | None = None, *, action: str = "done",
-                 discard: str | None = None, turn: str | None = None):
+                 discard: str | None = None, turn: str | None = None, guard: bool = False):
         """The player says the turn is over; an illegal table is refused and the turn goes on.
 
         ``turn`` (see :meth:`turn_id`): the turn the press is for; one that has ended already is refused
         (:class:`Conflict`), so a double press cannot end the next player's turn.  None: whichever is on.
+        ``guard`` (a person's press): refused too a moment after a press ended a turn (:meth:`_check_fresh`).
         """
         with self._lock:
             self._check_turn(turn)
+            if guard:
+                self._check_fresh(END_PRESS)
             g = self._in_play("ending a turn")
             new, record, verdict = end_turn(g, table_of(table), self.now(), action=Action(action),
                                             discard=Tile.parse(discard) if discard else None)
@@ -352,6 +389,7 @@ class GameSession:
                 self._commit(new)
             else:
                 self._commit(new, record=record, snapshot=picture)
+                self._ended = (self.turn_id(), g.current.name, self.now())
             return verdict
 
     def tick(self, table: Table, picture: bytes | None = None) -> None:
@@ -382,16 +420,6 @@ class GameSession:
                 raise Conflict(f"hand {g.hand} has already started: it is {g.current.name}'s turn")
             self._commit(start_hand(g, self.now()))
 
-    def hand_seen(self, table: Table) -> None:
-        """A stable table the camera really sees while the next hand waits: cleared after tiles were
-        seen, it starts the hand (rules.game_deal.hand_table_seen)."""
-        with self._lock:
-            g = self.game
-            if g is not None and g.status is Status.DEALING:
-                new = hand_table_seen(g, table_of(table), self.now())
-                if new is not g:
-                    self._commit(new)
-
     def dismiss_restore(self) -> None:
         """The players say the table is back as the picture shows."""
         with self._lock:
@@ -406,15 +434,18 @@ class GameSession:
 
     # end of hand ------------------------------------------------------------------
     def call_rummikub(self, table: Table, *, winner: str | None = None, pool_empty: bool = False,
-                      discard: str | None = None, turn: str | None = None):
+                      discard: str | None = None, turn: str | None = None, guard: bool = False,
+                      count_checked: bool = False):
         """"Rummikub!" (or the pool ran out): the turn it ends is judged as "End turn" is; on an illegal
         table it is refused and the turn goes on.  Returns the verdict."""
         with self._lock:
             self._check_turn(turn)
+            if guard:
+                self._check_fresh(RUMMIKUB_PRESS)
             g = self._in_play("Rummikub!" if not pool_empty else "Pool empty")
             extra = {"discard": Tile.parse(discard)} if discard else {}
             new, record, verdict = call_rummikub(g, table_of(table), self.now(), winner=winner,
-                                                 pool_empty=pool_empty, **extra)
+                                                 pool_empty=pool_empty, count_checked=count_checked, **extra)
             self._commit(new, record=record)
             return verdict
 

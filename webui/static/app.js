@@ -57,7 +57,18 @@ function setEl(set) {
   return box;
 }
 
-async function post(url, payload = {}) {
+// "Rummikub!" from a player who by the companion's count still holds tiles is refused with
+// `still_holds`; the count can be wrong (a missed meld, no camera), so the players may insist.
+function countWrong(data) {
+  const held = data.still_holds;
+  if (!held) return null;
+  const tiles = held.tiles === 1 ? "1 tile" : `${held.tiles} tiles`;
+  return confirm(`By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`)
+    ? { count_checked: true } : null;
+}
+
+// `retry(data)`, for a refusal the players may overrule: the fields to send again with, or null
+async function post(url, payload = {}, retry = null) {
   let res;
   try {
     res = await fetch(url, {
@@ -70,6 +81,8 @@ async function post(url, payload = {}) {
   offline(false);
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
+    const again = retry && retry(data);
+    if (again) return post(url, { ...payload, ...again });
     flash(data.message || `request failed (${res.status})`);
     if (res.status === 409) poll();  // pressed for a turn already over: show the turn that is on
     return null;
@@ -219,17 +232,18 @@ function render(s) {
 }
 
 // which buttons work now (and none while a press is being answered).  While the next hand waits
-// for its start, a turn's own press (a draw, End turn) starts it too; Rummikub! waits for a turn.
+// for its start no turn press works (the server refuses them: the table is still the scored
+// hand's); only Start hand, Take back this hand and the links.
 function renderButtons(g) {
   const dealing = g.status === "dealing";
-  const playing = g.status === "playing" || dealing;
+  const playing = g.status === "playing";
   const drawPhase = playing && g.turn.phase === "draw";
   $("draw-controls").hidden = !drawPhase;
   $("discard-field").hidden = !(playing && g.turn.phase === "meld");
   const restoring = !!g.restore;
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
-    $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub") ||
-      (dealing && (id === "rummikub" || id === "pool-empty"));
+    $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub");
+  document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
   $("dealing").hidden = !dealing;
   $("start-hand").disabled = busy || !dealing;
   if (dealing) {
@@ -315,7 +329,8 @@ let tallyKey = null;
 function renderTally(g) {
   const t = g.tally;
   $("tally").hidden = !t;
-  $("controls").hidden = !!t || g.status === "finished";  // a finished game has no turns
+  // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
+  $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
   if (!t) { tallyDraft = {}; meldedDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
@@ -513,7 +528,7 @@ async function press(action, target) {
     case "pass": return post("/api/pass", { ...discardPayload(), ...turn });
     case "draw": return post("/api/turn/draw", { source: target.dataset.source, ...turn });
     // American and International: the winner's final discard, typed in the discard box
-    case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn });
+    case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong);
     case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn });
     case "read-rack": {
       $("tally-error").hidden = true;

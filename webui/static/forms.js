@@ -67,7 +67,12 @@ async function submit(form) {
   const inGame = form.dataset.inGame;
   const newGame = body.rules ? (form.querySelector("option:checked").dataset.game || null)
                              : (body.options && body.options.game);
-  if (inGame && newGame && newGame !== inGame) {
+  // a game keeps its scoring method (Sabra and American score alike): a switch it cannot take is not
+  // asked about; the server saves those rules for new games and says so
+  const alike = (a, b) => a === b || (["sabra", "american"].includes(a) && ["sabra", "american"].includes(b));
+  const scoring = body.rules ? form.querySelector("option:checked").dataset.scoring : null;
+  const kept = scoring && form.dataset.inScoring && !alike(scoring, form.dataset.inScoring);
+  if (inGame && newGame && newGame !== inGame && !kept) {
     if (!confirm(`The game on the table plays ${inGame} rules. Switch to ${newGame} from the next hand?`)) return false;
     body.confirm = true;
   }
@@ -77,8 +82,8 @@ async function submit(form) {
   if (!reply.res.ok) { formError(reply.data.message || `not saved (${reply.res.status})`); return false; }
   if (form.dataset.then) { form.dataset.leaving = "1"; window.location.href = form.dataset.then; return true; }
   const ok = document.getElementById("form-ok");
-  ok.textContent = reply.data.applies === "from the next hand"
-    ? "Saved: the game on the table takes these rules from its next hand." : "Saved.";
+  ok.textContent = reply.data.message || (reply.data.applies === "from the next hand"
+    ? "Saved: the game on the table takes these rules from its next hand." : "Saved.");
   ok.hidden = false;
   return false;
 }
