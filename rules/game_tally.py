@@ -136,6 +136,30 @@ def tally_points(rack, options: RuleOptions) -> int:
     return rack_value(check_rack(rack, options), options)
 
 
+def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joker_discard: bool) -> int | None:
+    """The tally's preview of the score ``name`` enters with ``tiles`` left, as a player who did not
+    go out and has ``melded`` or not, by the game's own scoring (``score_hand``); None when it
+    depends on more than this rack."""
+    o = g.options
+    winner = g.tally.winner
+    if winner == name:
+        return None
+    if winner is None and not o.scoring_method.final_scores and not o.scoring_method.hand_details:
+        return None  # Sabra and American, pool empty: it depends on the lowest rack
+    extra: dict = {}
+    if o.scoring_method.hand_details:  # International
+        if win == "closed" and not melded:
+            return None  # pays the closed hand's points
+        extra = {"win": win if win in ("open", "foot") else "open", "joker_discard": joker_discard}
+    out = winner if winner is not None else ("" if name != "" else " ")  # the pool ran out: a stand-in winner
+    try:
+        result = score_hand({out: [], name: list(tiles)}, melded={out: True, name: melded}, options=o,
+                            winner=out, **extra)
+    except (ValueError, TypeError):
+        return None
+    return int(result.scores[name])
+
+
 def _melded(game: Game, override: Mapping[str, bool] | None) -> dict[str, bool]:
     """Who has melded, for scoring: the game's knowledge, corrected by the players (the camera may
     have missed a meld); the player who went out has melded."""

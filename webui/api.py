@@ -10,8 +10,7 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from rules.game_state import Status
-from rules.game_tally import tally_points as rack_points
-from rules.scoring import score_hand
+from rules.game_tally import loser_preview, tally_points as rack_points
 from rules.tiles import parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
 from rules.game_turns import same_scoring
@@ -238,32 +237,9 @@ def tally_points():
     melded = flag_arg("melded")
     melded = seat.has_melded if melded is None else melded
     out["melded"] = melded
-    out["score"] = loser_score(g, name, tiles, melded, request.args.get("win") or None,
-                               bool(flag_arg("joker_discard")))
+    out["score"] = loser_preview(g, name, tiles, melded, request.args.get("win") or None,
+                                 bool(flag_arg("joker_discard")))
     return jsonify(out)
-
-
-def loser_score(g, name: str, tiles, melded: bool, win: str | None, joker_discard: bool) -> int | None:
-    """The score ``name`` enters with ``tiles`` left, by the game's own scoring (rules.scoring.score_hand),
-    as a player who did not go out; None when it depends on more than this rack."""
-    o = g.options
-    winner = g.tally.winner
-    if winner == name:
-        return None
-    if winner is None and not o.scoring_method.final_scores and not o.scoring_method.hand_details:
-        return None  # Sabra and American, pool empty: it depends on the lowest rack
-    extra: dict = {}
-    if o.scoring_method.hand_details:  # International
-        if win == "closed" and not melded:
-            return None  # pays the closed hand's points
-        extra = {"win": win if win in ("open", "foot") else "open", "joker_discard": joker_discard}
-    out = winner if winner is not None else ("" if name != "" else " ")
-    try:
-        result = score_hand({out: [], name: list(tiles)}, melded={out: True, name: melded}, options=o,
-                            winner=out, **extra)
-    except (ValueError, TypeError):
-        return None
-    return int(result.scores[name])
 
 
 @bp.post("/hand/start")
