@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     right_before = sum(r.read_before == r.code for r in reports)
     right_after = sum(r.read_after == r.code for r in reports)
     mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
-    held = [c for c in profile.info.get("held_back", []) if c not in profile.info.get("not_learned", [])]
+    held = profile.info.get("held_back", [])
     if held:  # placed and read right, left out of the table above: say so, or the counts disagree
         print(f"placed and read right, kept as shipped and not counted below: {' '.join(held)} "
               "(a 6 and a 9 are one numeral turned; each was placed without as many of the other of its colour)")

@@ -532,7 +532,7 @@ def calibrate(model, places: list[Placement], seed: int = 0, pull: float = 1e-2
     info = {
         "sources": [p.source for p in places],
         "not_learned": _codes([f for f in kept_as_shipped if f not in right]),  # read otherwise, yet held back
-        "held_back": _codes(kept_as_shipped),  # 6s and 9s placed unevenly: neither learned nor reported
+        "held_back": _codes([f for f in kept_as_shipped if f in right]),  # read right, kept as shipped: not reported
         "read_already": _codes(right) if known else [],
         "learned_alone": [] if known else _codes(_lone_turned(labels)),
         "tiles_placed": placed,
