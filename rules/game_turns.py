@@ -20,7 +20,7 @@ from rules.game_state import (
 )
 from rules.options import RuleOptions
 from rules.problems import Problem
-from rules.tiles import RuleError, Tile
+from rules.tiles import RuleError, Tile, format_tiles
 from rules.solver import Solution, solve, suggest_rearrangement
 from rules.turns import validate_turn
 
@@ -157,17 +157,28 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
     return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
 
 
-def draw(game: Game, source: DrawSource) -> Game:
+DRAWN_FROM = {DrawSource.POOL: "drawn from the pool", DrawSource.DISCARD: "taken the previous discard",
+              DrawSource.TRUMP: "taken the trump"}
+
+
+def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
     """American/International: the draw that opens a turn (pool, previous discard or trump).
 
-    A trump drawn may be put back by drawing again from the pool or the
-    discards: it may be taken only to win at once (seed 004).  Refused while
-    the next hand waits for its start (see :mod:`rules.game_deal`).
+    A draw from another source than the turn's own replaces it: the first goes
+    back as :func:`undo_draw` puts it, refused as it refuses (``table``: the
+    table now); a wrong button was pressed, or the trump, which may be taken
+    only to win at once, is put back (seed 004).  The same source again is
+    refused (a second press).  Refused while the next hand waits for its start
+    (see :mod:`rules.game_deal`).
     """
     game = require(game)
     if not game.options.flow.draw_then_discard:
         raise GameError("in Sabra a draw ends the turn: press 'End turn' with the table unchanged")
-    game = _trump_put_back(game, source)
+    drew = game.turn.drew
+    if drew is not None and drew.source is source:
+        raise GameError(f"this turn has {DRAWN_FROM[source]} already")
+    if drew is not None:
+        game = undo_draw(game, table)
     turn = game.turn
     if turn.step is not Step.DRAW:
         raise GameError("this turn has already drawn")
@@ -202,14 +213,39 @@ def draw(game: Game, source: DrawSource) -> Game:
     return replace(game, turn=replace(turn, step=Step.MELD, drew=Drawn(source, tile)))
 
 
-def _trump_put_back(game: Game, source: DrawSource) -> Game:
-    """Drawing again after taking the trump: the trump goes back face up, the draw is undone."""
+def undo_draw(game: Game, table: Table | None = None) -> Game:
+    """American/International: take the turn's draw back (the wrong draw was pressed).
+
+    The tile goes back where it came from: to the pool, to the previous
+    player's discard, or face up as the trump; the turn is at its draw again,
+    its clock as it was.  Possible only while the draw is all the turn has
+    done: once tiles have been placed on the table this turn (``table``, the
+    table now, when known) the drawn tile may be among them, and the rules'
+    order is draw, meld, discard, so those tiles go back to the rack first.
+    """
+    game = require(game)
+    if not game.options.flow.draw_then_discard:
+        raise GameError("in Sabra a turn has no draw to take back: a draw ends the turn")
     turn = game.turn
-    if turn.drew is None or turn.drew.source is not DrawSource.TRUMP or source is DrawSource.TRUMP:
-        return game
-    me = game.seats[turn.seat]
-    return replace(game, trump_up=True, turn=replace(turn, step=Step.DRAW, drew=None),
-                   seats=replace_seat(game.seats, turn.seat, replace(me, rack_count=me.rack_count - 1)))
+    if turn.drew is None:
+        raise GameError("the starter's first turn has no draw to take back: the 15th tile was dealt"
+                        if turn.step is Step.MELD else "nothing has been drawn this turn")
+    placed = tiles_added(turn.table_before, table) if table is not None else ()
+    if placed:
+        raise GameError(f"{format_tiles(placed)} placed on the table this turn: take them back to the rack "
+                        "first, then take the draw back")
+    seat = turn.seat
+    me = game.seats[seat]
+    game = replace(game, seats=replace_seat(game.seats, seat, replace(me, rack_count=me.rack_count - 1)))
+    if turn.drew.source is DrawSource.POOL:
+        game = replace(game, pool=game.pool + 1)
+    elif turn.drew.source is DrawSource.DISCARD:
+        prev_i = game.step_from(seat, -1)
+        game = replace(game, seats=replace_seat(game.seats, prev_i,
+                                                replace(game.seats[prev_i], discard=turn.drew.tile)))
+    else:
+        game = replace(game, trump_up=True)
+    return replace(game, turn=replace(turn, step=Step.DRAW, drew=None, attempt=None))
 
 
 def ending_checks(game: Game, discard: Tile | None, *, winning: bool = False) -> None:
@@ -232,7 +268,7 @@ def ending_checks(game: Game, discard: Tile | None, *, winning: bool = False) ->
                         "ends with a discard")
     if not winning and turn.drew is not None and turn.drew.source is DrawSource.TRUMP:
         raise GameError("the trump may be taken only to win at once: call Rummikub!, or put it back "
-                        "by drawing from the pool or the discards")
+                        "(take the draw back, or draw from the pool or the discards)")
 
 
 def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DONE,

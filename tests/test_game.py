@@ -13,7 +13,7 @@ from rules.game_codec import from_dict, to_dict
 from rules.game_deal import start_hand
 from rules.game_state import Action, DrawSource, GameError, Status, Step, table_of
 from rules.game_tally import call_rummikub, cancel_tally, confirm_tally, read_rack, score_sheet, undo_last_hand
-from rules.game_turns import change_rules, draw, end_turn, start_game, table_restored, time_out
+from rules.game_turns import change_rules, draw, end_turn, start_game, table_restored, time_out, undo_draw
 from rules.options import find_variant
 from rules.tiles import Color, Tile, parse_table, parse_tiles
 
@@ -185,6 +185,15 @@ class RandomPlay(RuleBasedStateMachine):
         new, rec, _ = end_turn(g, self.table, self.now, discard=discard)
         assert rec is not None and new.turn.seat == g.step_from(seat)
         self.game = new
+
+    @rule(source=st.sampled_from(list(DrawSource)))
+    @precondition(lambda self: self.playing() and self.game.turn.step is Step.DRAW)
+    def draw_and_take_it_back(self, source):
+        try:
+            drawn = draw(self.game, source)
+        except GameError:  # an empty pool, no discard to take, the trump gone
+            return
+        assert undo_draw(drawn, self.table) == self.game
 
     @rule()
     @precondition(lambda self: self.playing())
