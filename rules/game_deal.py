@@ -15,14 +15,23 @@ from dataclasses import replace
 
 from rules.game_clock import TurnClock
 from rules.game_state import Game, GameError, Status
+from rules.tiles import Tile
 
 NOT_STARTED = "the next hand has not started: press Start hand once the tiles are dealt"
 
 
-def start_hand(game: Game, now: float) -> Game:
-    """The players have dealt: the first turn's clock starts now, with the full time."""
+def start_hand(game: Game, now: float, trump: Tile | None = None) -> Game:
+    """The players have dealt: the first turn's clock starts now, with the full time.
+
+    ``trump``: the tile turned face up for this hand (American and International),
+    as the first hand's is given to ``start_game``; None: not said.  Every hand
+    turns its own (the last hand's was shuffled in with the rest), so a hand
+    waiting for its start has none yet.
+    """
     if game is None or game.status is not Status.DEALING:
         state = "no game yet" if game is None else f"the game is in its {game.status.value}"
         raise GameError(f"no hand is waiting to start ({state})")
+    if trump is not None and not game.options.flow.trump:
+        raise GameError(f"a {game.options.game.capitalize()} hand has no trump tile")
     clock = TurnClock.start(game.options.turn_time_limit, now)
-    return replace(game, status=Status.PLAYING, turn=replace(game.turn, clock=clock))
+    return replace(game, status=Status.PLAYING, trump=trump, turn=replace(game.turn, clock=clock))

@@ -238,7 +238,8 @@ def new_hand(game: Game, now: float) -> Game:
     """Deal the next hand: the start passes on, rules chosen meanwhile apply, penalties start again.
 
     The hand waits (DEALING, its first clock paused) while the players collect,
-    shuffle and deal: :func:`rules.game_deal.start_hand` starts it.
+    shuffle and deal: :func:`rules.game_deal.start_hand` starts it, and says
+    which trump it turned (the last one is shuffled in: none is known until then).
     """
     options = game.pending or game.options
     starter = game.step_from(game.starter)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from rules.game_codec import from_dict, to_dict
-from rules.game_state import DrawSource, GameError, Step
-from rules.game_tally import call_rummikub
-from rules.game_turns import draw, end_turn, start_game, time_out, undo_draw
+from rules.game_deal import start_hand
+from rules.game_state import DrawSource, GameError, Status, Step
+from rules.game_tally import call_rummikub, confirm_tally
+from rules.game_turns import change_rules, draw, end_turn, start_game, time_out, undo_draw
 from rules.options import find_variant
 from rules.tiles import Tile
-from test_game_fixes import T
+from test_game_fixes import R, T
 
 R7, K3 = Tile.parse("R7"), Tile.parse("K3")
 
@@ -104,3 +105,42 @@ def test_what_has_no_draw_to_take_back():
     counting, _, _ = call_rummikub(drawn, (), 5.0, discard=Tile.parse("O2"), count_checked=True)
     with pytest.raises(GameError, match="tally"):
         undo_draw(counting, ())
+
+
+# --- each hand's own trump ----------------------------------------------------------------
+
+def scored_american_hand(took_trump: bool):
+    """Hand 1 (trump R7, taken or not by Ann, who goes out) scored: hand 2 waits for its start."""
+    g = start_game(["Ann", "Ben"], find_variant("american"), 0.0, trump=R7)
+    g = draw(g, DrawSource.TRUMP if took_trump else DrawSource.POOL)
+    g, _, _ = call_rummikub(g, (), 1.0, discard=K3, count_checked=True)
+    return confirm_tally(g, 2.0, {"Ben": R("K5")})
+
+
+@pytest.mark.parametrize("took_trump", [True, False])
+def test_the_next_hand_turns_a_trump_of_its_own(took_trump):
+    g = scored_american_hand(took_trump)
+    assert g.status is Status.DEALING and g.hand == 2
+    assert g.trump is None and g.trump_up  # the old trump is shuffled in; a new one lies face up, not yet said
+    assert g.pool == 106 - 2 * 14 - 1
+    assert from_dict(to_dict(g)) == g
+    started = start_hand(g, 3.0, trump=Tile.parse("B4"))
+    assert started.status is Status.PLAYING and started.trump == Tile.parse("B4") and started.trump_up
+    assert draw(started, DrawSource.TRUMP).turn.drew.tile == Tile.parse("B4")
+    assert from_dict(to_dict(started)) == started
+    unsaid = start_hand(g, 3.0)
+    assert unsaid.trump is None and unsaid.trump_up  # may be left unsaid, as for the first hand
+
+
+def test_only_a_game_with_a_trump_takes_one_at_the_start_of_a_hand():
+    sabra = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
+    sabra, _, _ = call_rummikub(sabra, T("R10 R11 R12"), 1.0, count_checked=True)
+    dealt = confirm_tally(sabra, 2.0, {"Ben": R("K5")})
+    with pytest.raises(GameError, match="^a Sabra hand has no trump tile$"):
+        start_hand(dealt, 3.0, trump=R7)
+    assert start_hand(dealt, 3.0).trump is None
+    # rules switched to American for the next hand: that hand has its trump face up
+    american = change_rules(sabra, find_variant("american"))
+    dealt = confirm_tally(american, 2.0, {"Ben": R("K5")})
+    assert dealt.options.flow.trump and dealt.trump_up and dealt.pool == 106 - 2 * 14 - 1
+    assert start_hand(dealt, 3.0, trump=R7).trump == R7
