@@ -140,9 +140,19 @@ def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""
     data = body()
     c = companion()
-    c.session.draw(field(data, "source", str, "pool"), turn=turn_field(data, DRAW_PRESS), guard=True)
+    c.session.draw(field(data, "source", str, "pool"), c.table_now(), turn=turn_field(data, DRAW_PRESS), guard=True)
     state = c.state_json()
     return jsonify(drew=state["game"]["turn"]["drew"], state=state)
+
+
+@bp.post("/turn/draw/undo")
+def undo_draw():
+    """American and International: take the turn's draw back (the wrong draw pressed); refused once
+    tiles are placed on the table this turn.  The turn is at its draw again, its clock running on."""
+    data = body()
+    c = companion()
+    c.session.undo_draw(c.table_now(), turn=turn_field(data))
+    return jsonify(state=c.state_json())
 
 
 @bp.get("/turn/check")
@@ -244,10 +254,11 @@ def tally_points():
 
 @bp.post("/hand/start")
 def hand_start():
-    """The next hand is dealt ("Start hand"): its first turn's clock starts."""
+    """The next hand is dealt ("Start hand"): its first turn's clock starts; ``trump``: the tile this hand
+    turned face up (American and International)."""
     data = body()
     c = companion()
-    c.session.start_hand(turn=turn_field(data))
+    c.session.start_hand(turn=turn_field(data), trump=field(data, "trump", str))
     return jsonify(c.state_json())
 
 

@@ -21,7 +21,7 @@ from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, undo_last_hand,
 )
 from rules.game_turns import (
-    change_rules, draw, end_turn, judge, same_scoring, set_rack, start_game, table_restored, time_out,
+    change_rules, draw, end_turn, judge, same_scoring, set_rack, start_game, table_restored, time_out, undo_draw,
 )
 from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
@@ -79,6 +79,17 @@ def rack_arg(text: str | None, name: str | None = None) -> tuple[Tile, ...] | No
         if name is None:
             raise
         raise SessionError(f"{name}'s rack: {exc}") from None
+
+
+def trump_arg(code: str | None) -> Tile | None:
+    """The face-up trump tile typed on the page: blank means not said; a code that is no tile is refused
+    naming it."""
+    if code is None or not str(code).strip():
+        return None
+    try:
+        return Tile.parse(str(code).strip())
+    except ValueError as exc:
+        raise SessionError(f"trump tile: {exc}") from None
 
 
 class GameSession:
@@ -316,8 +327,8 @@ class GameSession:
                 if asked == request and started is self.game and time.monotonic() - at < SAME_START_S:
                     raise Conflict(f"this game of {', '.join(map(str, names))} was started a moment ago "
                                    "(Start the game pressed twice?): it is on the table")
-            game = start_game(names, opts, self.now(), first=int(first),
-                              trump=Tile.parse(trump) if trump else None, table=table_of(table))
+            game = start_game(names, opts, self.now(), first=int(first), trump=trump_arg(trump),
+                              table=table_of(table))
             self._leave()
             try:
                 if options is not None and remember:
@@ -358,8 +369,10 @@ class GameSession:
             self._bump()
 
     # turns ------------------------------------------------------------------------
-    def draw(self, source: str = "pool", *, turn: str | None = None, guard: bool = False) -> None:
-        """American/International: the draw that opens a turn (``turn``: see :meth:`turn_id`)."""
+    def draw(self, source: str = "pool", table: Table | None = None, *, turn: str | None = None,
+             guard: bool = False) -> None:
+        """American/International: the draw that opens a turn (``turn``: see :meth:`turn_id`); one from
+        another source replaces the turn's draw while nothing is placed on ``table`` (the table now)."""
         with self._lock:
             try:
                 src = DrawSource(source)
@@ -368,7 +381,14 @@ class GameSession:
             self._check_turn(turn)
             if guard:
                 self._check_fresh(DRAW_PRESS)
-            self._commit(draw(self._in_play("a draw"), src))
+            self._commit(draw(self._in_play("a draw"), src, None if table is None else table_of(table)))
+
+    def undo_draw(self, table: Table | None = None, *, turn: str | None = None) -> None:
+        """American/International: take the turn's draw back (the wrong draw pressed) while nothing is
+        placed on ``table`` (the table now): the turn is at its draw again, its clock running on."""
+        with self._lock:
+            self._check_turn(turn)
+            self._commit(undo_draw(self._in_play("taking a draw back"), None if table is None else table_of(table)))
 
     def end_turn(self, table: Table, picture: bytes | None = None, *, action: str = "done",
                  discard: str | None = None, turn: str | None = None, guard: bool = False):
@@ -411,14 +431,15 @@ class GameSession:
                 if new is not self.game:
                     self._commit(new)
 
-    def start_hand(self, *, turn: str | None = None) -> None:
-        """The players have dealt the next hand ("Start hand"): its first turn's clock starts now."""
+    def start_hand(self, *, turn: str | None = None, trump: str | None = None) -> None:
+        """The players have dealt the next hand ("Start hand"): its first turn's clock starts now.
+        ``trump``: the code of the tile this hand turned face up (American, International), blank: not said."""
         with self._lock:
             self._check_turn(turn)
             g = self._playing()
             if g.status is Status.PLAYING:
                 raise Conflict(f"hand {g.hand} has already started: it is {g.current.name}'s turn")
-            self._commit(start_hand(g, self.now()))
+            self._commit(start_hand(g, self.now(), trump_arg(trump)))
 
     def dismiss_restore(self) -> None:
         """The players say the table is back as the picture shows."""

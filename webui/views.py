@@ -134,6 +134,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "pool": game.pool,
         "trump": game.trump.code if game.trump else None,
         "trump_up": game.trump_up,
+        "has_trump": game.options.flow.trump,  # a trump tile lies face up each hand (American, International)
         "last": None if last is None else {"player": last.player, "action": last.action, "note": last.note,
                                            "penalty": last.penalty, "verdict": verdict_json(last.verdict)},
         "restore": None if game.restore is None else {

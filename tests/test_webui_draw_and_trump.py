@@ -1,0 +1,139 @@
+"""The American and International draw-then-discard flow through the web API (Flask test client, a fake
+live table and a fake clock): a wrong draw taken back, and each hand's own face-up trump tile."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_webui_fixes import start, state
+from test_webui_round2 import scored_first_hand
+from webui.app import create_app
+from webui.session import PRESS_GUARD_S
+from webui_fakes import FakeLive
+
+
+@pytest.fixture
+def live():
+    return FakeLive("")
+
+
+def second_round(client, clock, rules="american"):
+    """Al and Bo have each drawn from the pool and discarded (Bo K3): Al's turn, at its draw."""
+    start(client, ["Al", "Bo"], rules=rules, options={"turn_time_limit": 60})
+    for discard in ("K1", "K3"):
+        if state(client)["game"]["turn"]["phase"] == "draw":
+            assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
+        assert client.post("/api/turn/end", json={"discard": discard}).status_code == 200
+        clock.advance(PRESS_GUARD_S)
+    g = state(client)["game"]
+    assert g["current"] == "Al" and g["turn"]["phase"] == "draw" and g["players"][1]["discard"] == "K3"
+    return g
+
+
+def undo(client, turn=None):
+    return client.post("/api/turn/draw/undo", json={} if turn is None else {"turn": turn})
+
+
+# --- a wrong draw taken back -----------------------------------------------------------
+
+@pytest.mark.parametrize("rules", ["american", "international"])
+@pytest.mark.parametrize("source", ["pool", "discard", "trump"])
+def test_a_wrong_draw_is_taken_back_and_the_clock_runs_on(client, clock, rules, source):
+    before = second_round(client, clock, rules)
+    clock.advance(5)
+    res = client.post("/api/turn/draw", json={"source": source, "turn": before["turn"]["id"]})
+    assert res.status_code == 200 and res.get_json()["state"]["game"]["turn"]["phase"] == "meld"
+    clock.advance(5)
+    res = undo(client, before["turn"]["id"])
+    assert res.status_code == 200, res.get_json()
+    g = res.get_json()["state"]["game"]
+    assert g["turn"]["phase"] == "draw" and g["turn"]["drew"] is None and g["turn"]["id"] == before["turn"]["id"]
+    assert g["pool"] == before["pool"] and g["trump_up"] == before["trump_up"]
+    assert [(p["rack_count"], p["discard"]) for p in g["players"]] == \
+        [(p["rack_count"], p["discard"]) for p in before["players"]]
+    assert g["clock"]["running"] and g["clock"]["remaining"] == before["clock"]["remaining"] - 10  # not reset
+    # then the right draw, as a fresh one
+    clock.advance(PRESS_GUARD_S)
+    res = client.post("/api/turn/draw", json={"source": "discard", "turn": before["turn"]["id"]})
+    assert res.status_code == 200 and res.get_json()["drew"] == {"source": "discard", "tile": "K3"}
+    assert client.get("/api/turns").get_json()[-1]["player"] == "Bo"  # no turn logged by the correction
+
+
+def test_a_draw_from_another_source_replaces_the_draw(client, clock):
+    before = second_round(client, clock)
+    client.post("/api/turn/draw", json={"source": "pool"})
+    res = client.post("/api/turn/draw", json={"source": "discard"})
+    assert res.status_code == 200 and res.get_json()["drew"] == {"source": "discard", "tile": "K3"}
+    g = res.get_json()["state"]["game"]
+    assert g["pool"] == before["pool"] and g["players"][1]["discard"] is None
+    again = client.post("/api/turn/draw", json={"source": "discard"})
+    assert again.status_code == 400 and again.get_json()["message"] == \
+        "this turn has taken the previous discard already"
+
+
+def test_no_draw_is_taken_back_once_tiles_are_on_the_table(client, clock, live):
+    second_round(client, clock)
+    client.post("/api/turn/draw", json={"source": "discard"})
+    live.set_table("K3 K4 K5")
+    drawn = state(client)["game"]
+    res = undo(client)
+    assert res.status_code == 400 and res.get_json()["message"] == (
+        "K3 K4 K5 placed on the table this turn: take them back to the rack first, then take the draw back")
+    assert state(client)["game"] == drawn
+    assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 400  # nor replaced
+    live.set_table("")
+    assert undo(client).get_json()["state"]["game"]["players"][1]["discard"] == "K3"
+
+
+def test_what_has_no_draw_to_take_back(client, clock):
+    g = second_round(client, clock)
+    res = undo(client, g["turn"]["id"])
+    assert res.status_code == 400 and res.get_json()["message"] == "nothing has been drawn this turn"
+    client.post("/api/turn/draw", json={"source": "pool"})
+    assert client.post("/api/turn/end", json={"discard": "O2"}).status_code == 200
+    late = undo(client, g["turn"]["id"])  # a second phone, for Al's turn that has ended
+    assert late.status_code == 409 and late.get_json()["message"].startswith("Al's turn already ended")
+    assert state(client)["game"]["current"] == "Bo"
+
+
+def test_sabra_has_no_draw_to_take_back(client):
+    start(client, ["Al", "Bo"])
+    res = undo(client)
+    assert res.status_code == 400 and res.get_json()["message"].startswith("in Sabra a turn has no draw")
+
+
+# --- each hand's own trump ----------------------------------------------------------------
+
+def test_start_hand_says_which_trump_the_new_hand_turned(client, live, clock, tmp_path):
+    scored_first_hand(client, live, rules="american", trump="R7")
+    g = state(client)["game"]
+    assert g["status"] == "dealing" and g["has_trump"]
+    assert g["trump"] is None and g["trump_up"]  # hand 1's R7 was shuffled in; hand 2's is not said yet
+    bad = client.post("/api/hand/start", json={"trump": "R14"})
+    assert bad.status_code == 400 and bad.get_json()["message"] == "trump tile: 'R14' is not a tile"
+    assert state(client)["game"]["status"] == "dealing"
+    res = client.post("/api/hand/start", json={"trump": "b4", "turn": g["turn"]["id"]})
+    assert res.status_code == 200
+    g = res.get_json()["game"]
+    assert g["status"] == "playing" and g["trump"] == "B4" and g["trump_up"]
+    assert client.post("/api/turn/draw", json={"source": "trump"}).get_json()["drew"] == {"source": "trump",
+                                                                                        "tile": "B4"}
+    # stored: the companion started again on the same file has hand 2's trump
+    again = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": FakeLive(""),
+                        "TICKER": False, "NOW": clock})
+    try:
+        assert again.test_client().get("/api/state").get_json()["game"]["trump"] == "B4"
+    finally:
+        again.extensions["companion"].session.store.close()
+
+
+def test_a_trump_may_be_left_unsaid_and_only_games_with_one_take_it(client, live, clock):
+    scored_first_hand(client, live, rules="american")
+    assert client.post("/api/hand/start", json={"trump": "  "}).get_json()["game"]["trump"] is None
+    live.set_table("")
+    scored_first_hand(client, live, ["Cy", "Di"], rules="sabra")
+    assert not state(client)["game"]["has_trump"]
+    res = client.post("/api/hand/start", json={"trump": "R7"})
+    assert res.status_code == 400 and res.get_json()["message"] == "a Sabra hand has no trump tile"
+    assert client.post("/api/hand/start", json={"trump": 7}).status_code == 400  # not a code at all
+    assert client.post("/api/hand/start", json={}).get_json()["game"]["status"] == "playing"
