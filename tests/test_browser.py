@@ -582,3 +582,47 @@ def test_finish_the_game_on_a_phone(browser, server, tmp_path):
     page.wait_for_url(url + "/new")
     assert page.input_value("textarea[name=players]") == "Ann\nBen\nCid"
     assert "finished: Ann wins" in page.locator("#games").inner_text()
+
+
+def test_a_wrong_draw_taken_back_and_the_next_hands_trump_on_a_phone(browser, server, tmp_path):
+    """American game on a phone: the draw pressed by mistake is taken back and the right one pressed;
+    hand 2's own trump tile is typed on the "Hand 2 is dealt" card (a bad code refused by name)."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Al", "Bo"], "rules": "american", "trump": "R7"})
+    pool = call(port, "/api/state")["game"]["pool"]
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    page.click("text=Took the trump")
+    page.locator("#drawn-controls").wait_for()
+    assert page.locator("#drawn-text").inner_text() == "Took the trump R7"
+    assert page.locator("#draw-controls").is_hidden() and page.locator("#undo-draw").is_enabled()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-undo-draw.png")
+    page.click("#undo-draw")
+    page.locator("#draw-controls").wait_for()
+    assert page.locator("#drawn-controls").is_hidden() and call(port, "/api/state")["game"]["trump_up"]
+    page.click("text=Drew from the pool")
+    page.wait_for_function("document.getElementById('drawn-text').textContent === 'Drew from the pool'")
+    assert call(port, "/api/state")["game"]["pool"] == pool - 1
+
+    page.fill("#discard", "K1")
+    page.once("dialog", lambda d: d.accept())  # by the count Al still holds tiles: the players overrule it
+    page.click("#rummikub")
+    page.locator("#tally").wait_for()
+    page.fill("textarea[data-player=Bo]", "R5")
+    page.click("text=Confirm and score")
+    page.locator("#dealing").wait_for()
+    assert page.locator("#hand-trump-field").is_visible() and "trump" not in page.locator("#turn-info").inner_text()
+    page.fill("#hand-trump", "R14")
+    page.click("#start-hand")
+    page.locator("#dealing-error").wait_for()
+    assert page.locator("#dealing-error").inner_text() == "trump tile: 'R14' is not a tile"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-hand-trump.png")
+    page.fill("#hand-trump", "b4")
+    page.wait_for_timeout(500)  # not a double tap of Start hand (the page ignores one)
+    page.click("#start-hand")
+    page.locator("#dealing").wait_for(state="hidden")
+    page.wait_for_function("document.getElementById('turn-info').textContent.includes('trump B4')")
+    assert call(port, "/api/state")["game"]["trump"] == "B4"

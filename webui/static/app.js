@@ -100,7 +100,8 @@ function offline(down) {
 // a refused action: said where the players look (the tally has its own line)
 function flash(message) {
   const g = (state && state.game) || {};
-  if (g.status === "tally") { $("tally-error").textContent = message; $("tally-error").hidden = false; return; }
+  const own = { tally: "tally-error", dealing: "dealing-error" }[g.status];
+  if (own) { $(own).textContent = message; $(own).hidden = false; return; }
   const v = $("verdict");
   v.hidden = false;
   v.className = "card verdict illegal";
@@ -241,15 +242,27 @@ function renderButtons(g) {
   $("draw-controls").hidden = !drawPhase;
   $("discard-field").hidden = !(playing && g.turn.phase === "meld");
   const restoring = !!g.restore;
+  // a draw that is all the turn has done can be taken back (the wrong draw button pressed)
+  const drew = playing && g.turn.phase === "meld" ? g.turn.drew : null;
+  $("drawn-controls").hidden = !drew;
+  $("drawn-text").textContent = drew ? drawnWords(drew) : "";
+  $("undo-draw").disabled = busy || !drew || restoring;
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
     $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub");
   document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
   $("dealing").hidden = !dealing;
   $("start-hand").disabled = busy || !dealing;
+  $("hand-trump-field").hidden = !(dealing && g.has_trump);  // each American or International hand turns its own
+  if (!dealing) $("dealing-error").hidden = true;
   if (dealing) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
     $("dealing-who").textContent = g.current || "";
   }
+}
+
+function drawnWords(drew) {
+  const tile = drew.tile ? ` ${drew.tile}` : "";
+  return { pool: "Drew from the pool", discard: `Took the discard${tile}`, trump: `Took the trump${tile}` }[drew.source];
 }
 
 function groupEl(g) {
@@ -527,6 +540,7 @@ async function press(action, target) {
     case "end": return post("/api/turn/end", { ...discardPayload(), ...turn });
     case "pass": return post("/api/pass", { ...discardPayload(), ...turn });
     case "draw": return post("/api/turn/draw", { source: target.dataset.source, ...turn });
+    case "undo-draw": return post("/api/turn/draw/undo", { ...turn });
     // American and International: the winner's final discard, typed in the discard box
     case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong);
     case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn });
@@ -561,7 +575,13 @@ async function press(action, target) {
       return r;
     }
     case "cancel-tally": return post("/api/tally/cancel");
-    case "start-hand": return post("/api/hand/start", { ...turn });
+    case "start-hand": {
+      $("dealing-error").hidden = true;
+      const trump = g.has_trump ? $("hand-trump").value.trim() : "";
+      const r = await post("/api/hand/start", { ...turn, ...(trump ? { trump } : {}) });
+      if (r) $("hand-trump").value = "";
+      return r;
+    }
     case "undo-hand": return post("/api/tally/undo");
     case "restored": return post("/api/restore/dismiss");
     case "save-rack": {
