@@ -199,6 +199,7 @@ class LastTurn:
     verdict: Verdict
     penalty: int = 0
     note: str = ""
+    discard: Tile | None = None  # American/International: the tile the turn ended with, for "discarded R7"
 
 
 @dataclass(frozen=True)

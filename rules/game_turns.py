@@ -144,8 +144,10 @@ def _placed(seat: Seat, verdict: Verdict) -> Seat:
 
 
 def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Verdict, penalty: int,
-               *, note: str = "", restore: Restore | None = None) -> tuple[Game, TurnRecord]:
-    """Log the turn, hand the table to the next player; the clock waits while a table is put back."""
+               *, note: str = "", restore: Restore | None = None, discard: Tile | None = None
+               ) -> tuple[Game, TurnRecord]:
+    """Log the turn, hand the table to the next player; the clock waits while a table is put back.
+    ``discard`` (American/International) is kept in the last turn's line, which names the tile."""
     turn = game.turn
     name = game.current.name
     record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.since,
@@ -153,7 +155,7 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
                         table_before=turn.table_before, table_after=table)
     nxt = open_turn(game.options, game.step_from(turn.seat), turn.number + 1,
                 restore.table if restore else table, now, paused=restore is not None)
-    last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note)
+    last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note, discard=discard)
     return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
 
 
@@ -268,7 +270,8 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
         game = replace(game, dead=dead, seats=replace_seat(
             game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
         action = Action.DISCARD
-    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note)
+    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note,
+                             discard=discard if action is Action.DISCARD else None)
     return new, record, verdict
 
 

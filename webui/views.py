@@ -135,7 +135,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "trump": game.trump.code if game.trump else None,
         "trump_up": game.trump_up,
         "last": None if last is None else {"player": last.player, "action": last.action, "note": last.note,
-                                           "penalty": last.penalty, "verdict": verdict_json(last.verdict)},
+                                           "penalty": last.penalty, "verdict": verdict_json(last.verdict),
+                                           "discard": last.discard.code if last.discard else None},
         "restore": None if game.restore is None else {
             "player": game.restore.player, "penalty": game.restore.penalty,
             "sets": [[x.code for x in s] for s in game.restore.table], "has_picture": snapshot},

@@ -283,7 +283,7 @@ function renderVerdict(s) {
     (!(preview && preview.changed) && !attempt && g.status === "playing"));
   $("last-turn").hidden = !showLast;
   $("undo-hand").hidden = !(showLast && g.can_undo_hand);
-  if (showLast) $("last-turn-text").textContent = lastWords(last);
+  if (showLast) $("last-turn-text").replaceChildren(...lastWords(last));
   if (box.hidden) return;
   box.className = "card verdict " + (v.legal ? "legal" : v.unsure ? "unsure" : "illegal") + (attempt ? "" : " preview");
   $("verdict-word").textContent = v.word || (v.legal ? "LEGAL" : "NOT LEGAL");
@@ -299,12 +299,19 @@ function renderVerdict(s) {
   if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
 }
 
+// the previous turn in a line (text and, for the discard, its tile): "Last turn, Bo: discarded R7"
 function lastWords(last) {
-  if (last.action === "score") return last.note;
+  if (last.action === "score") return [last.note];
   const v = last.verdict || {};
   const placed = v.placed && v.placed.length ? `placed ${v.placed.join(" ")}` : "";
-  const what = last.note || placed || (last.action === "discard" ? "discarded" : "ended the turn");
-  return `Last turn, ${last.player}: ${what}`;
+  const what = last.note || placed;
+  const head = `Last turn, ${last.player}: `;
+  if (last.discard) {
+    const tile = tileEl(last.discard);
+    tile.setAttribute("aria-label", last.discard);
+    return [head + (what ? `${what}, ` : "") + "discarded", tile];
+  }
+  return [head + (what || (last.action === "discard" ? "discarded" : "ended the turn"))];
 }
 
 function renderRestore(g) {
