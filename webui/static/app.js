@@ -9,6 +9,7 @@ let audio = null;
 let tallyDraft = {};
 let meldedDraft = {};  // the tally's "has melded" toggles, as the players corrected them
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
+let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
 
 // ---------- helpers ----------
 function el(tag, attrs = {}, ...children) {
@@ -199,6 +200,7 @@ function render(s) {
   drawClock();
 
   renderButtons(g);
+  renderUnseen(s);
 
   // camera
   const cam = s.camera;
@@ -244,12 +246,54 @@ function renderButtons(g) {
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
     $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub");
   document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
+  document.querySelectorAll("#unseen button").forEach((b) => { b.disabled = busy; });
   $("dealing").hidden = !dealing;
   $("start-hand").disabled = busy || !dealing;
   if (dealing) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
     $("dealing-who").textContent = g.current || "";
   }
+}
+
+// With no camera the table never changes, so End turn cannot see what a turn placed: it asks.  Sabra:
+// drew a tile, or placed how many (which ones too, when the rack is typed, so they leave it); American
+// and International (after the draw): only discarded, or placed how many, with the discard typed as ever.
+function noCamera(s) { return !!(s.camera && !s.camera.ok); }
+
+function renderUnseen(s) {
+  const g = s.game || {};
+  const open = unseenFor !== null && g.status === "playing" && !g.restore && noCamera(s) &&
+    g.turn.phase !== "draw" && g.turn.id === unseenFor;
+  if (!open) unseenFor = null;
+  $("unseen").hidden = !open;
+  if (!open) return;
+  const me = g.players.find((p) => p.current) || { rack_count: 14 };
+  const meld = g.turn.phase === "meld";  // the turn ends with a discard
+  $("unseen-who").textContent = g.current;
+  $("unseen-drew").textContent = meld ? "Only discarded" : "Drew a tile";
+  $("unseen-tiles-field").hidden = !me.rack_typed;
+  // the most a turn can place without emptying the rack (that is Rummikub!)
+  $("unseen-count").max = String(Math.max(1, me.rack_count - (meld ? 2 : 1)));
+}
+
+function openUnseen(g) {
+  if (unseenFor === g.turn.id) return;  // already asking (a second press of the space bar)
+  unseenFor = g.turn.id;
+  $("unseen-count").value = "1";
+  $("unseen-tiles").value = "";
+  renderUnseen(state);
+  $("unseen").scrollIntoView({ block: "nearest" });
+}
+
+function closeUnseen() {
+  unseenFor = null;
+  renderUnseen(state);
+}
+
+function stepCount(by) {
+  const input = $("unseen-count");
+  const n = (parseInt(input.value, 10) || 0) + by;
+  input.value = String(Math.max(1, Math.min(n, Number(input.max) || n)));
 }
 
 function groupEl(g) {
@@ -531,7 +575,25 @@ async function press(action, target) {
   const g = state.game || {};
   const turn = g.turn ? { turn: g.turn.id } : {};
   switch (action) {
-    case "end": return post("/api/turn/end", { ...discardPayload(), ...turn });
+    case "end":
+      if (noCamera(state) && g.status === "playing") { openUnseen(g); return null; }  // what did the turn do?
+      return post("/api/turn/end", { ...discardPayload(), ...turn });
+    case "unseen-drew": {  // Sabra: drew a tile; American, International: only the discard
+      const r = await post("/api/turn/end", { ...discardPayload(), ...turn });
+      if (r) closeUnseen();
+      return r;
+    }
+    case "unseen-played": {
+      const payload = { placed: parseInt($("unseen-count").value, 10) || 0, ...turn };
+      const tiles = $("unseen-tiles-field").hidden ? "" : $("unseen-tiles").value.trim();
+      if (tiles) payload.tiles = tiles;
+      const discard = $("discard").value.trim();
+      if (discard) payload.discard = discard;
+      const r = await post("/api/turn/unseen", payload);
+      if (r) { $("discard").value = ""; closeUnseen(); }
+      return r;
+    }
+    case "unseen-back": closeUnseen(); return null;
     case "pass": return post("/api/pass", { ...discardPayload(), ...turn });
     case "draw": return post("/api/turn/draw", { source: target.dataset.source, ...turn });
     // American and International: the winner's final discard, typed in the discard box
@@ -586,6 +648,8 @@ function discardPayload() {
 }
 
 document.addEventListener("click", (e) => {
+  const step = e.target.closest("[data-step]");  // the count's - and +: no press of the game
+  if (step) { e.preventDefault(); stepCount(Number(step.dataset.step)); return; }
   const b = e.target.closest("[data-action]");
   // blur: the space bar must end the turn, not press the last button clicked again
   if (b) { e.preventDefault(); b.blur(); act(b.dataset.action, b); }
@@ -602,6 +666,12 @@ document.addEventListener("keydown", (e) => {
   if (g.status !== "playing") return;
   e.preventDefault();
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
+});
+
+// tiles named for a turn no camera saw: the count follows them
+$("unseen-tiles").addEventListener("input", () => {
+  const named = $("unseen-tiles").value.split(/[\s,|]+/).filter(Boolean).length;
+  if (named) $("unseen-count").value = String(named);
 });
 
 // the International win and the joker discard change what the hand scores: preview it again
