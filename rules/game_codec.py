@@ -88,7 +88,8 @@ def to_dict(game: Game) -> dict[str, Any]:
                  "attempt": _verdict(t.attempt)},
         "last": None if game.last is None else {
             "player": game.last.player, "action": game.last.action, "verdict": _verdict(game.last.verdict),
-            "penalty": game.last.penalty, "note": game.last.note},
+            "penalty": game.last.penalty, "note": game.last.note,
+            "discard": game.last.discard.code if game.last.discard else None, "unchecked": game.last.unchecked},
         "restore": None if game.restore is None else {
             "player": game.restore.player, "table": _table(game.restore.table),
             "problems": _problems(game.restore.problems), "penalty": game.restore.penalty},
@@ -130,7 +131,10 @@ def from_dict(d: dict[str, Any]) -> Game:
             turn=turn,
             last=None if last is None else LastTurn(player=last["player"], action=last["action"],
                                                     verdict=_verdict_back(last["verdict"]),
-                                                    penalty=int(last["penalty"]), note=last["note"]),
+                                                    penalty=int(last["penalty"]), note=last["note"],
+                                                    # saved before the last turn named its discard: none
+                                                    discard=_tile_back(last.get("discard")),
+                                                    unchecked=int(last.get("unchecked", 0))),
             restore=None if restore is None else Restore(player=restore["player"],
                                                          table=_table_back(restore["table"]),
                                                          problems=_problems_back(restore["problems"]),

@@ -69,6 +69,7 @@ class Action(str, enum.Enum):
     DISCARD = "discard"
     TIMEOUT = "timeout"
     RUMMIKUB = "rummikub"  # the winner's last turn, ended by calling "Rummikub!"
+    UNCHECKED = "unchecked"  # no camera saw the table: the players said what the turn placed
 
 
 class DrawSource(str, enum.Enum):
@@ -153,6 +154,7 @@ class TurnRecord:
     penalty: int
     table_before: Table
     table_after: Table
+    unchecked: int = 0  # Action.UNCHECKED: how many tiles the players said the turn placed
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,8 @@ class LastTurn:
     verdict: Verdict
     penalty: int = 0
     note: str = ""
+    discard: Tile | None = None  # American/International: the tile the turn ended with, for "discarded R7"
+    unchecked: int = 0  # Action.UNCHECKED: how many tiles the players said the turn placed
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from typing import Iterable
 
 from rules.game_clock import TurnClock
 from rules.game_deal import NOT_STARTED
@@ -133,27 +134,36 @@ def _take_from_pool(game: Game, seat: int, n: int) -> tuple[Game, int]:
                    seats=replace_seat(game.seats, seat, replace(s, rack_count=s.rack_count + n))), n
 
 
-def _placed(seat: Seat, verdict: Verdict) -> Seat:
-    """A legal turn: the tiles placed leave the rack; placing any means the player has melded."""
-    if not verdict.placed:
+def _placed(seat: Seat, placed: tuple[Tile, ...], count: int | None = None) -> Seat:
+    """A legal turn: the tiles placed leave the rack; placing any means the player has melded.
+
+    ``count``: more tiles placed than named (a turn no camera saw): a typed rack no longer says what the
+    player holds, so it is forgotten rather than kept wrong.
+    """
+    n = len(placed) if count is None else count
+    if not n:
         return seat
     rack = seat.rack
     if rack is not None:
-        rack = tuple(sorted((Counter(rack) - Counter(verdict.placed)).elements()))
-    return replace(seat, has_melded=True, rack_count=max(0, seat.rack_count - len(verdict.placed)), rack=rack)
+        rack = None if n > len(placed) else tuple(sorted((Counter(rack) - Counter(placed)).elements()))
+    return replace(seat, has_melded=True, rack_count=max(0, seat.rack_count - n), rack=rack)
 
 
 def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Verdict, penalty: int,
-               *, note: str = "", restore: Restore | None = None) -> tuple[Game, TurnRecord]:
-    """Log the turn, hand the table to the next player; the clock waits while a table is put back."""
+               *, note: str = "", restore: Restore | None = None, discard: Tile | None = None,
+               unchecked: int = 0) -> tuple[Game, TurnRecord]:
+    """Log the turn, hand the table to the next player; the clock waits while a table is put back.
+    ``discard`` (American/International) is kept in the last turn's line, which names the tile;
+    ``unchecked``: the tiles the players said a turn no camera saw placed."""
     turn = game.turn
     name = game.current.name
     record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.since,
                         ended_at=now, action=action, verdict=verdict, penalty=penalty,
-                        table_before=turn.table_before, table_after=table)
+                        table_before=turn.table_before, table_after=table, unchecked=unchecked)
     nxt = open_turn(game.options, game.step_from(turn.seat), turn.number + 1,
                 restore.table if restore else table, now, paused=restore is not None)
-    last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note)
+    last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note, discard=discard,
+                    unchecked=unchecked)
     return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
 
 
@@ -288,24 +298,97 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
     if not verdict.legal:
         return replace(game, turn=replace(turn, attempt=verdict)), None, verdict
     seat_i = turn.seat
-    seats = replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict))
+    seats = replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict.placed))
     game = replace(game, seats=seats)
     note = ""
     if not game.options.flow.draw_then_discard and not verdict.placed:
         game, n = _take_from_pool(game, seat_i, 1)
         action = Action.PASS if action is Action.PASS else Action.DRAW
         note = "nothing placed: draws a tile" if n else "nothing placed; the pool is empty"
-    dead = game.dead
     if game.options.flow.draw_then_discard and discard is not None:
-        me = game.seats[seat_i]
-        if me.rack_count <= 0:
-            raise GameError(f"{me.name} has no tile left to discard")
-        dead += me.discard is not None  # the older discard stays in the pile
-        game = replace(game, dead=dead, seats=replace_seat(
-            game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
+        game = _discarded(game, seat_i, discard)
         action = Action.DISCARD
-    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note)
+    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note,
+                             discard=discard if action is Action.DISCARD else None)
     return new, record, verdict
+
+
+def _discarded(game: Game, seat_i: int, discard: Tile) -> Game:
+    """American/International: the turn's discard leaves the rack; the older discard stays in the pile."""
+    me = game.seats[seat_i]
+    if me.rack_count <= 0:
+        raise GameError(f"{me.name} has no tile left to discard")
+    return replace(game, dead=game.dead + (me.discard is not None), seats=replace_seat(
+        game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
+
+
+UNCHECKED = "not checked: no camera saw the table"
+
+
+def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles: Iterable[Tile] = (),
+                    discard: Tile | None = None, camera: bool = False) -> tuple[Game, TurnRecord]:
+    """A turn no camera saw: the players say it placed ``placed`` tiles (``tiles``: which, if they name them).
+
+    Without a camera the table never changes, so :func:`end_turn` takes every Sabra turn for a draw:
+    racks only grow, nobody ever melds, and the tally's and Rummikub!'s counts go wrong.  The players'
+    word is recorded, not checked: the tiles leave the rack (a typed rack loses the tiles named, and is
+    forgotten when they are not), the player has melded, and the turn is logged as
+    ``Action.UNCHECKED``; the table the game knows stays as the turn found it.  A turn that drew is
+    still :func:`end_turn`.  American and International: the draw was pressed already, so the turn
+    placed tiles and ends with its discard as every turn there does (the analogue of End turn).
+
+    Refused while a camera sees the table (``camera``: its judgement stands), for no tile placed, for more
+    tiles than the rack holds (less the discard), for a count that empties the rack (that is
+    Rummikub!), for tiles named that are not on a typed rack, and wherever End turn is refused.
+    """
+    game = require(game)
+    if camera:
+        raise GameError("a camera sees the table: End turn judges what it sees (saying what a turn placed is "
+                        "for a table no camera sees)")
+    ending_checks(game, discard)
+    seat_i = game.turn.seat
+    me = game.seats[seat_i]
+    tiles = tuple(tiles)
+    count = _said_placed(game, me, placed, tiles)
+    game = replace(game, seats=replace_seat(game.seats, seat_i, _placed(me, tiles, count)))
+    if not game.options.flow.draw_then_discard:
+        discard = None  # Sabra has no discards
+    else:
+        game = _discarded(game, seat_i, discard)
+    # accepted, not judged: the action and the note say so wherever the turn is shown
+    verdict = Verdict(legal=True, changed=True, placed=tiles)
+    what = format_tiles(tiles) if tiles else f"{count} tile{'s' if count != 1 else ''}"
+    return _next_turn(game, game.turn.table_before, now, Action.UNCHECKED, verdict, 0,
+                      note=f"placed {what} ({UNCHECKED})", discard=discard, unchecked=count)
+
+
+def _said_placed(game: Game, me: Seat, placed: int | None, tiles: tuple[Tile, ...]) -> int:
+    """How many tiles an unseen turn placed, as the players say; refused where the count cannot be."""
+    if placed is None:
+        placed = len(tiles)
+    if tiles and len(tiles) != placed:
+        raise GameError(f"{placed} tiles said to be placed, but {len(tiles)} named: {format_tiles(tiles)}")
+    keep = int(game.options.flow.draw_then_discard)  # the discard that ends the turn
+    if placed < 1:
+        raise GameError("no tile placed: End turn with the discard alone" if keep
+                        else "no tile placed: that is a draw (Drew a tile)")
+    held = f"{me.name} holds {me.rack_count} tile{'s' if me.rack_count != 1 else ''}"
+    if placed > me.rack_count - keep:
+        raise GameError(f"{held}{' and keeps one to discard' if keep else ''}: "
+                        f"{placed} cannot have been placed")
+    if placed == me.rack_count - keep:
+        raise GameError(f"{held}: placing {placed}{' and discarding one' if keep else ''} empties the rack, "
+                        "so that is Rummikub!: call it instead")
+    if me.rack is not None:
+        missing = Counter(tiles) - Counter(me.rack)
+        if missing:
+            raise GameError(f"not on {me.name}'s typed rack: {format_tiles(sorted(missing.elements()))}")
+    else:
+        try:
+            game.options.box.check_counts(tiles)
+        except RuleError as exc:
+            raise GameError(f"the tiles placed: {exc}") from None
+    return placed
 
 
 def time_out(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | None:
@@ -322,7 +405,7 @@ def time_out(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | 
     seat_i = turn.seat
     verdict = judge(game, table)
     if verdict.legal:
-        game = replace(game, seats=replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict)))
+        game = replace(game, seats=replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict.placed)))
         note = ""
         if not verdict.placed and turn.step is not Step.MELD:
             game, _ = _take_from_pool(game, seat_i, 1)

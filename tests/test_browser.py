@@ -32,6 +32,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Pytho
 from werkzeug.serving import make_server  # noqa: E402
 
 from webui.app import create_app  # noqa: E402
+from webui.companion import UnavailableLive  # noqa: E402
 from webui.session import PRESS_GUARD_S  # noqa: E402
 from webui_fakes import FakeClock, FakeLive  # noqa: E402
 from recorded_game import RecordedGame  # noqa: E402
@@ -626,3 +627,81 @@ def test_a_wrong_draw_taken_back_and_the_next_hands_trump_on_a_phone(browser, se
     page.locator("#dealing").wait_for(state="hidden")
     page.wait_for_function("document.getElementById('turn-info').textContent.includes('trump B4')")
     assert call(port, "/api/state")["game"]["trump"] == "B4"
+
+
+@pytest.fixture
+def no_camera_server(tmp_path):
+    """A server whose camera could not be opened: it keeps turns, clock and scores only."""
+    yield from served(tmp_path, UnavailableLive("cannot open source '0': no such camera"))
+
+
+def test_without_a_camera_the_players_say_what_a_turn_did_on_a_phone(browser, no_camera_server, tmp_path):
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
+    page.goto(url + "/")
+    current_is(page, "Ann")
+    assert page.locator("#camera-banner").is_visible() and page.locator("#unseen").is_hidden()
+    page.click("#end-turn")  # End turn asks what the turn did: nothing is sent yet
+    page.locator("#unseen").wait_for()
+    assert call(port, "/api/turns") == [] and "what did Ann do?" in page.locator("#unseen-title").inner_text()
+    assert page.locator("#unseen-tiles-field").is_hidden()  # Ann's rack is not typed
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen [data-step='1']")
+    assert page.input_value("#unseen-count") == "3"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for button in ("#unseen-drew", "#unseen-played", "#unseen [data-step='1']", "#unseen [data-step='-1']"):
+        box = page.locator(button).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["height"] >= 44, (button, box)
+    save(page, tmp_path, "phone-no-camera-turn.png")
+    page.click("#unseen-played")
+    current_is(page, "Ben")
+    page.locator("#unseen").wait_for(state="hidden")
+    assert page.locator("#last-turn-text").inner_text() == \
+        "Last turn, Ann: placed 3 tiles (not checked: no camera saw the table)"
+    assert page.locator("#players tr").first.inner_text().split("\t")[1:3] == ["yes", "11"]
+    clock.advance(PRESS_GUARD_S)
+    page.keyboard.press("Space")  # the space bar asks too
+    page.locator("#unseen").wait_for()
+    assert page.locator("#unseen-drew").inner_text() == "Drew a tile"
+    page.click("#unseen-drew")
+    current_is(page, "Ann")
+    assert "Ben: nothing placed: draws a tile" in page.locator("#last-turn-text").inner_text()
+    assert [(t["action"], t["placed"]) for t in call(port, "/api/turns")] == [("unchecked", "3 tiles"), ("draw", "")]
+    page.goto(url + "/scores")
+    assert "not checked: no camera saw the table" in page.locator("#turn-log").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def draw_and_end(page, discard: str) -> None:
+    """American, no camera: draw from the pool, type the discard, press End turn: it asks what the turn did."""
+    page.click("text=Drew from the pool")
+    page.locator("#discard-field").wait_for()
+    page.fill("#discard", discard)
+    page.click("#end-turn")
+    page.locator("#unseen").wait_for()
+
+
+def test_the_last_turn_names_the_discarded_tile(browser, no_camera_server, tmp_path):
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Al", "Bo"], "rules": "american"})
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page.goto(url + "/")
+    current_is(page, "Al")
+    draw_and_end(page, "r7")
+    assert page.locator("#unseen-drew").inner_text() == "Only discarded"  # the draw was pressed already
+    page.click("#unseen-drew")
+    current_is(page, "Bo")
+    assert page.locator("#last-turn-text").inner_text().startswith("Last turn, Al: discarded")
+    tile = page.locator("#last-turn-text .tile")
+    assert tile.get_attribute("title") == "R7" and "c-R" in tile.get_attribute("class") and tile.inner_text() == "7"
+    clock.advance(PRESS_GUARD_S)
+    draw_and_end(page, "K1")
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen-played")
+    current_is(page, "Al")
+    assert page.locator("#last-turn-text").inner_text().startswith(
+        "Last turn, Bo: placed 2 tiles (not checked: no camera saw the table), discarded")
+    assert page.locator("#last-turn-text .tile").get_attribute("title") == "K1"
+    save(page, tmp_path, "laptop-discard-named.png")
+    assert call(port, "/api/state")["game"]["players"][1]["rack_count"] == 12

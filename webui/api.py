@@ -135,6 +135,20 @@ def pass_turn():
     return _end_turn("pass")
 
 
+@bp.post("/turn/unseen")
+def end_turn_unseen():
+    """No camera sees the table: ``{"placed": 3, "tiles": "R7 R8 R9", "discard": "K1", "turn": "1.1.4"}``,
+    what the turn placed, in the players' word (``tiles`` optional; ``discard``: American/International).
+    Logged as not checked; refused (400) while a camera sees the table; ``turn`` as for /api/turn/end."""
+    data = body()
+    c = companion()
+    turn = turn_field(data, END_PRESS)
+    c.session.end_turn_unseen(field(data, "placed", int), tiles=field(data, "tiles", str),
+                              discard=field(data, "discard", str), camera=c.table_state().camera_ok,
+                              turn=turn, guard=True)
+    return jsonify(state=c.state_json())
+
+
 @bp.post("/turn/draw")
 def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""

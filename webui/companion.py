@@ -55,7 +55,7 @@ class UnavailableLive:
 
 NO_CAMERA = ("none. The recorded demo game stopped when you took over: this server has no camera "
              "(it was started without --source), so it cannot see your table. It keeps the turns, the clock "
-             "and the scores, seeing no tile placed (in Sabra, End turn draws a tile); racks are typed in at "
+             "and the scores, seeing no tile placed (End turn asks what each turn did); racks are typed in at "
              "the end of a hand. "
              "To watch a table, start it with --source 0 (a webcam).")
 

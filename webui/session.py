@@ -21,7 +21,8 @@ from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, undo_last_hand,
 )
 from rules.game_turns import (
-    change_rules, draw, end_turn, judge, same_scoring, set_rack, start_game, table_restored, time_out, undo_draw,
+    change_rules, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game, table_restored,
+    time_out, undo_draw,
 )
 from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
@@ -51,11 +52,15 @@ class StorageError(RuntimeError):
 
 
 def turn_row(record: TurnRecord) -> dict:
+    """The turn log's row; a turn no camera saw (action ``unchecked``) whose tiles were not named
+    says how many were placed ("3 tiles")."""
     v = record.verdict
+    n = record.unchecked
+    placed = format_tiles(v.placed) or (f"{n} tile{'s' if n != 1 else ''}" if n else "")
     return {
         "hand": record.hand, "number": record.number, "player": record.player,
         "started_at": record.started_at, "ended_at": record.ended_at, "action": record.action.value,
-        "legal": v.legal, "problems": [p.message for p in v.problems], "placed": format_tiles(v.placed), "penalty": record.penalty,
+        "legal": v.legal, "problems": [p.message for p in v.problems], "placed": placed, "penalty": record.penalty,
         "table_before": format_table(record.table_before), "table_after": format_table(record.table_after),
     }
 
@@ -399,18 +404,41 @@ class GameSession:
         ``guard`` (a person's press): refused too a moment after a press ended a turn (:meth:`_check_fresh`).
         """
         with self._lock:
-            self._check_turn(turn)
-            if guard:
-                self._check_fresh(END_PRESS)
-            g = self._in_play("ending a turn")
+            g = self._ending(turn, guard)
             new, record, verdict = end_turn(g, table_of(table), self.now(), action=Action(action),
                                             discard=Tile.parse(discard) if discard else None)
             if record is None:
                 self._commit(new)
             else:
-                self._commit(new, record=record, snapshot=picture)
-                self._ended = (self.turn_id(), g.current.name, self.now())
+                self._ended_by(g, new, record, picture)
             return verdict
+
+    def end_turn_unseen(self, placed: int | None, *, tiles: str | None = None, discard: str | None = None,
+                        camera: bool, turn: str | None = None, guard: bool = False) -> None:
+        """No camera sees the table: the players say the turn placed ``placed`` tiles (``tiles``: which, as
+        codes), recorded unchecked (rules.game_turns.end_turn_unseen); ``camera``: one sees the table, so
+        this is refused.  ``turn`` and ``guard`` as for :meth:`end_turn`."""
+        with self._lock:
+            g = self._ending(turn, guard)
+            try:
+                named = tuple(parse_tiles(tiles)) if tiles and tiles.strip() else ()
+            except ValueError as exc:
+                raise SessionError(f"the tiles placed: {exc}") from None
+            new, record = end_turn_unseen(g, self.now(), placed, tiles=named, camera=camera,
+                                          discard=Tile.parse(discard) if discard else None)
+            self._ended_by(g, new, record, None)  # no picture of a table nobody sees
+
+    def _ending(self, turn: str | None, guard: bool) -> Game:
+        """The game, for a press that ends the turn ``turn``: refused as :meth:`end_turn` says."""
+        self._check_turn(turn)
+        if guard:
+            self._check_fresh(END_PRESS)
+        return self._in_play("ending a turn")
+
+    def _ended_by(self, g: Game, new: Game, record: TurnRecord, picture: bytes | None) -> None:
+        """Store the turn ``g``'s player ended, and remember the press for :meth:`_check_fresh`."""
+        self._commit(new, record=record, snapshot=picture)
+        self._ended = (self.turn_id(), g.current.name, self.now())
 
     def tick(self, table: Table, picture: bytes | None = None) -> None:
         """Called often: when the clock has run out, end the turn by the time-limit rules."""

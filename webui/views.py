@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable
 
-from rules.game_state import Game, Status, Step, Verdict
+from rules.game_state import Action, Game, LastTurn, Status, Step, Verdict
 from rules.options import RuleOptions
 from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
@@ -136,7 +136,9 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "trump_up": game.trump_up,
         "has_trump": game.options.flow.trump,  # a trump tile lies face up each hand (American, International)
         "last": None if last is None else {"player": last.player, "action": last.action, "note": last.note,
-                                           "penalty": last.penalty, "verdict": verdict_json(last.verdict)},
+                                           "penalty": last.penalty, "verdict": last_verdict(last),
+                                           "discard": last.discard.code if last.discard else None,
+                                           "unchecked": last.unchecked},
         "restore": None if game.restore is None else {
             "player": game.restore.player, "penalty": game.restore.penalty,
             "sets": [[x.code for x in s] for s in game.restore.table], "has_picture": snapshot},
@@ -152,6 +154,15 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "hint": hint,
         "storage_error": storage_error,
     }
+
+
+def last_verdict(last: LastTurn) -> dict | None:
+    """The last turn's verdict; a turn no camera saw was accepted on the players' word, never judged, so
+    its word is NOT CHECKED, not LEGAL."""
+    out = verdict_json(last.verdict)
+    if out is not None and last.action == Action.UNCHECKED.value:
+        out["word"] = "NOT CHECKED"
+    return out
 
 
 def rules_words(o: RuleOptions) -> str:

@@ -9,6 +9,7 @@ let audio = null;
 let tallyDraft = {};
 let meldedDraft = {};  // the tally's "has melded" toggles, as the players corrected them
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
+let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
 
 // ---------- helpers ----------
 function el(tag, attrs = {}, ...children) {
@@ -200,6 +201,7 @@ function render(s) {
   drawClock();
 
   renderButtons(g);
+  renderUnseen(s);
 
   // camera
   const cam = s.camera;
@@ -250,6 +252,7 @@ function renderButtons(g) {
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
     $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub");
   document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
+  document.querySelectorAll("#unseen button").forEach((b) => { b.disabled = busy; });
   $("dealing").hidden = !dealing;
   $("start-hand").disabled = busy || !dealing;
   $("hand-trump-field").hidden = !(dealing && g.has_trump);  // each American or International hand turns its own
@@ -263,6 +266,47 @@ function renderButtons(g) {
 function drawnWords(drew) {
   const tile = drew.tile ? ` ${drew.tile}` : "";
   return { pool: "Drew from the pool", discard: `Took the discard${tile}`, trump: `Took the trump${tile}` }[drew.source];
+}
+
+// With no camera the table never changes, so End turn cannot see what a turn placed: it asks.  Sabra:
+// drew a tile, or placed how many (which ones too, when the rack is typed, so they leave it); American
+// and International (after the draw): only discarded, or placed how many, with the discard typed as ever.
+function noCamera(s) { return !!(s.camera && !s.camera.ok); }
+
+function renderUnseen(s) {
+  const g = s.game || {};
+  const open = unseenFor !== null && g.status === "playing" && !g.restore && noCamera(s) &&
+    g.turn.phase !== "draw" && g.turn.id === unseenFor;
+  if (!open) unseenFor = null;
+  $("unseen").hidden = !open;
+  if (!open) return;
+  const me = g.players.find((p) => p.current) || { rack_count: 14 };
+  const meld = g.turn.phase === "meld";  // the turn ends with a discard
+  $("unseen-who").textContent = g.current;
+  $("unseen-drew").textContent = meld ? "Only discarded" : "Drew a tile";
+  $("unseen-tiles-field").hidden = !me.rack_typed;
+  // the most a turn can place without emptying the rack (that is Rummikub!)
+  $("unseen-count").max = String(Math.max(1, me.rack_count - (meld ? 2 : 1)));
+}
+
+function openUnseen(g) {
+  if (unseenFor === g.turn.id) return;  // already asking (a second press of the space bar)
+  unseenFor = g.turn.id;
+  $("unseen-count").value = "1";
+  $("unseen-tiles").value = "";
+  renderUnseen(state);
+  $("unseen").scrollIntoView({ block: "nearest" });
+}
+
+function closeUnseen() {
+  unseenFor = null;
+  renderUnseen(state);
+}
+
+function stepCount(by) {
+  const input = $("unseen-count");
+  const n = (parseInt(input.value, 10) || 0) + by;
+  input.value = String(Math.max(1, Math.min(n, Number(input.max) || n)));
 }
 
 function groupEl(g) {
@@ -296,7 +340,7 @@ function renderVerdict(s) {
     (!(preview && preview.changed) && !attempt && g.status === "playing"));
   $("last-turn").hidden = !showLast;
   $("undo-hand").hidden = !(showLast && g.can_undo_hand);
-  if (showLast) $("last-turn-text").textContent = lastWords(last);
+  if (showLast) $("last-turn-text").replaceChildren(...lastWords(last));
   if (box.hidden) return;
   box.className = "card verdict " + (v.legal ? "legal" : v.unsure ? "unsure" : "illegal") + (attempt ? "" : " preview");
   $("verdict-word").textContent = v.word || (v.legal ? "LEGAL" : "NOT LEGAL");
@@ -312,12 +356,19 @@ function renderVerdict(s) {
   if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
 }
 
+// the previous turn in a line (text and, for the discard, its tile): "Last turn, Bo: discarded R7"
 function lastWords(last) {
-  if (last.action === "score") return last.note;
+  if (last.action === "score") return [last.note];
   const v = last.verdict || {};
   const placed = v.placed && v.placed.length ? `placed ${v.placed.join(" ")}` : "";
-  const what = last.note || placed || (last.action === "discard" ? "discarded" : "ended the turn");
-  return `Last turn, ${last.player}: ${what}`;
+  const what = last.note || placed;
+  const head = `Last turn, ${last.player}: `;
+  if (last.discard) {
+    const tile = tileEl(last.discard);
+    tile.setAttribute("aria-label", last.discard);
+    return [head + (what ? `${what}, ` : "") + "discarded", tile];
+  }
+  return [head + (what || (last.action === "discard" ? "discarded" : "ended the turn"))];
 }
 
 function renderRestore(g) {
@@ -537,7 +588,25 @@ async function press(action, target) {
   const g = state.game || {};
   const turn = g.turn ? { turn: g.turn.id } : {};
   switch (action) {
-    case "end": return post("/api/turn/end", { ...discardPayload(), ...turn });
+    case "end":
+      if (noCamera(state) && g.status === "playing") { openUnseen(g); return null; }  // what did the turn do?
+      return post("/api/turn/end", { ...discardPayload(), ...turn });
+    case "unseen-drew": {  // Sabra: drew a tile; American, International: only the discard
+      const r = await post("/api/turn/end", { ...discardPayload(), ...turn });
+      if (r) closeUnseen();
+      return r;
+    }
+    case "unseen-played": {
+      const payload = { placed: parseInt($("unseen-count").value, 10) || 0, ...turn };
+      const tiles = $("unseen-tiles-field").hidden ? "" : $("unseen-tiles").value.trim();
+      if (tiles) payload.tiles = tiles;
+      const discard = $("discard").value.trim();
+      if (discard) payload.discard = discard;
+      const r = await post("/api/turn/unseen", payload);
+      if (r) { $("discard").value = ""; closeUnseen(); }
+      return r;
+    }
+    case "unseen-back": closeUnseen(); return null;
     case "pass": return post("/api/pass", { ...discardPayload(), ...turn });
     case "draw": return post("/api/turn/draw", { source: target.dataset.source, ...turn });
     case "undo-draw": return post("/api/turn/draw/undo", { ...turn });
@@ -599,6 +668,8 @@ function discardPayload() {
 }
 
 document.addEventListener("click", (e) => {
+  const step = e.target.closest("[data-step]");  // the count's - and +: no press of the game
+  if (step) { e.preventDefault(); stepCount(Number(step.dataset.step)); return; }
   const b = e.target.closest("[data-action]");
   // blur: the space bar must end the turn, not press the last button clicked again
   if (b) { e.preventDefault(); b.blur(); act(b.dataset.action, b); }
@@ -615,6 +686,12 @@ document.addEventListener("keydown", (e) => {
   if (g.status !== "playing") return;
   e.preventDefault();
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
+});
+
+// tiles named for a turn no camera saw: the count follows them
+$("unseen-tiles").addEventListener("input", () => {
+  const named = $("unseen-tiles").value.split(/[\s,|]+/).filter(Boolean).length;
+  if (named) $("unseen-count").value = String(named);
 });
 
 // the International win and the joker discard change what the hand scores: preview it again
