@@ -582,3 +582,44 @@ def test_finish_the_game_on_a_phone(browser, server, tmp_path):
     page.wait_for_url(url + "/new")
     assert page.input_value("textarea[name=players]") == "Ann\nBen\nCid"
     assert "finished: Ann wins" in page.locator("#games").inner_text()
+
+
+def test_each_player_types_their_rack_on_their_own_phone_and_another_confirms(browser, server, tmp_path):
+    """A club table: Ben and Cid type their own racks on their own phones; what one saves is on the other's
+    page, the box being typed in keeps its text, a code that is not a tile is refused in words, and the
+    phone that did not type Ben's rack confirms the hand."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    phones = []
+    for _ in range(2):
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                bypass_csp=True)
+        page.goto(url + "/")
+        page.locator("#tally").wait_for()
+        phones.append(page)
+    ben, cid = phones
+    cid.fill("textarea[data-player=Cid]", "K2 K")  # Cid is still typing ...
+    ben.fill("textarea[data-player=Ben]", "r5 x9")
+    ben.press("textarea[data-player=Ben]", "Enter")  # done: saved, refused
+    ben.locator("#tally-error").wait_for()
+    assert ben.locator("#tally-error").inner_text() == "Ben's rack: 'x9' is not a tile"
+    assert ben.input_value("textarea[data-player=Ben]") == "r5 x9"  # kept as typed, to be corrected
+    ben.fill("textarea[data-player=Ben]", "r5 k7")
+    ben.press("textarea[data-player=Ben]", "Enter")
+    ben.wait_for_function("document.querySelector('textarea[data-player=Ben]').value === 'R5 K7'")
+    # ... and Cid's phone shows Ben's rack while Cid's own box keeps its text and the focus
+    cid.wait_for_function("document.querySelector('textarea[data-player=Ben]').value === 'R5 K7'")
+    cid.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('12 points')")
+    assert cid.input_value("textarea[data-player=Cid]") == "K2 K"
+    assert cid.evaluate("document.activeElement.dataset.player") == "Cid"
+    cid.type("textarea[data-player=Cid]", "3")
+    cid.locator("textarea[data-player=Cid]").blur()  # saved when the box is left
+    ben.wait_for_function("document.querySelector('textarea[data-player=Cid]').value === 'K2 K3'")
+    assert call(port, "/api/state")["game"]["tally"]["racks"] == {"Ann": "", "Ben": "R5 K7", "Cid": "K2 K3"}
+    assert ben.evaluate("document.documentElement.scrollWidth") <= 390
+    save(ben, tmp_path, "phone-tally-shared.png")
+    cid.click("text=Confirm and score")  # Cid's phone never typed Ben's rack
+    for page in phones:
+        page.locator("#dealing").wait_for()
+        assert "hand 1 scored: Ann +17, Ben -12, Cid -5" in page.locator("#last-turn-text").inner_text()
