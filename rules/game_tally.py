@@ -171,10 +171,11 @@ def tally_points(rack, options: RuleOptions) -> int:
     return rack_value(check_rack(rack, options), options)
 
 
-def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joker_discard: bool) -> int | None:
+def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joker_discard: bool,
+                  hand=None) -> int | None:
     """The tally's preview of the score ``name`` enters with ``tiles`` left, as a player who did not
     go out and has ``melded`` or not, by the game's own scoring (``score_hand``); None when it
-    depends on more than this rack."""
+    depends on more than this rack (a Closed win's ``hand``, the winner's 14 tiles, not given)."""
     o = g.options
     winner = g.tally.winner
     if winner == name:
@@ -184,8 +185,11 @@ def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joke
     extra: dict = {}
     if o.scoring_method.hand_details:  # International
         if win == "closed" and not melded:
-            return None  # pays the closed hand's points
-        extra = {"win": win if win in ("open", "foot") else "open", "joker_discard": joker_discard}
+            if hand is None:
+                return None  # pays the closed hand's points
+            extra = {"win": "closed", "hand": list(hand), "joker_discard": joker_discard}
+        else:
+            extra = {"win": win if win in ("open", "foot") else "open", "joker_discard": joker_discard}
     out = winner if winner is not None else ("" if name != "" else " ")  # the pool ran out: a stand-in winner
     try:
         result = score_hand({out: [], name: list(tiles)}, melded={out: True, name: melded}, options=o,
@@ -193,6 +197,22 @@ def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joke
     except (ValueError, TypeError):
         return None
     return int(result.scores[name])
+
+
+def closed_preview(g: Game, hand, joker_discard: bool) -> dict[str, Any]:
+    """International, a Closed win, before Confirm: the best of the 40 types the winner's 14 tiles make
+    (``type``, ``name``, ``jokers``, ``points``) and what the winner scores (``winner_score``), by the
+    confirm's own scoring, so the players see the hand's value before they agree it.  A hand that is
+    not 14 tiles, holds more than the box, or makes none of the types is refused in words."""
+    tally = g.tally
+    if not g.options.scoring_method.hand_details or tally is None or tally.winner is None:
+        raise GameError("only the player who went out in an International game can win closed")
+    try:
+        result = score_hand({n: [] for n in g.names}, options=g.options, winner=tally.winner, win="closed",
+                            hand=list(hand), joker_discard=joker_discard)
+    except RuleError as exc:
+        raise GameError(f"the closed hand: {exc}") from None
+    return dict(result.details["closed_hand"], winner_score=int(result.scores[tally.winner]))
 
 
 def _melded(game: Game, override: Mapping[str, bool] | None) -> dict[str, bool]:

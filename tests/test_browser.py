@@ -623,3 +623,37 @@ def test_each_player_types_their_rack_on_their_own_phone_and_another_confirms(br
     for page in phones:
         page.locator("#dealing").wait_for()
         assert "hand 1 scored: Ann +17, Ben -12, Cid -5" in page.locator("#last-turn-text").inner_text()
+
+
+def test_an_international_closed_win_shows_its_value_before_confirm(browser, server, tmp_path):
+    """The winner's closed hand is typed: the line of the player who went out names its type and what it
+    scores, and a loser who never melded pays it, before anyone presses Confirm."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "international"})
+    call(port, "/api/rummikub", {"count_checked": True, "discard": "K13"})  # Ann starts with 15 tiles
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    page.locator("#tally-intl").wait_for()
+    winner = page.locator("[data-winner=Ann]")
+    page.fill("textarea[data-player=Ben]", "K5")
+    page.select_option("#win", "closed")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('14 tiles')")
+    page.fill("#closed-hand", "R1 R2 R3")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('not 3')")
+    assert winner.inner_text() == "went out closed: the closed hand: a closed hand has 14 tiles, not 3"
+    page.fill("#closed-hand", "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R1")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('Royal')")
+    assert winner.inner_text() == "went out closed: Royal, 2400 points → scores +2400"
+    ben = page.locator("[data-points=Ben]")
+    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('-2400')")
+    assert ben.inner_text() == "1 tile · 5 points → scores -2400 (not melded)"
+    page.check("#joker-discard")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('+4800')")
+    assert winner.inner_text() == "went out closed: Royal, 2400 points → scores +4800 (doubled by the joker discard)"
+    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('-4800')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-closed-win.png")
+    page.click("text=Confirm and score")
+    page.locator("#dealing").wait_for()
+    assert "hand 1 scored: Ann +4800, Ben -4800" in page.locator("#last-turn-text").inner_text()

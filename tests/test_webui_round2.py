@@ -78,12 +78,14 @@ def test_a_turn_ended_by_the_clock_or_started_with_start_hand_needs_no_guard(cli
 # --- 2: while the next hand waits for its deal, no turn press works -------------------
 
 def ann_goes_out(client, live, players=("Ann", "Ben"), table="", **extra) -> dict:
-    """Ann went out on the first turn (the count overruled), leaving ``table``: the count's state."""
+    """Ann went out on the first turn (the count overruled), leaving ``table``: the count's state.
+    American and International: with a final discard (after a draw, unless she starts with 15 tiles)."""
     start(client, list(players), **extra)
     g = state(client)["game"]
     ending = {}
     if g["turn"]["phase"] == "draw":
         assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
+    if g["turn"]["phase"] != "play":
         ending = {"discard": "K1"}
     live.set_table(table)
     res = client.post("/api/rummikub", json={"count_checked": True, **ending})

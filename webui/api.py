@@ -9,8 +9,8 @@ import time
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
-from rules.game_state import Status
-from rules.game_tally import has_melded, loser_preview, tally_points as rack_points
+from rules.game_state import GameError, Status
+from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points
 from rules.tiles import parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
 from rules.game_turns import same_scoring
@@ -245,9 +245,11 @@ def tally_points():
     With ``player`` (while the racks are counted) also the ``score`` that rack enters on the sheet for
     that player, who counts as having melded or not (``melded``: true/false, default as the count has
     it: the players' correction, else what the game knows): Israeli minus scoring counts a player who never melded at +100, International at -100.
-    ``win`` and ``joker_discard``: the International details chosen on the page.  ``score`` is null
-    where it depends on the other racks too (Sabra or American with the pool empty) or on the closed
-    hand's points.
+    ``win`` and ``joker_discard``: the International details chosen on the page; with ``win=closed``,
+    ``hand`` (the winner's 14 tiles) gives ``closed``: the hand's ``type``, ``name``, ``jokers``,
+    ``points`` and the ``winner_score``, or the ``problem`` with the hand in words.  ``score`` is null
+    where it depends on the other racks too (Sabra or American with the pool empty) or on a closed
+    hand not given.
     """
     c = companion()
     rules = c.session.rules
@@ -256,14 +258,33 @@ def tally_points():
     out = {"tiles": len(tiles), "points": rack_points(tiles, rules)}
     name = request.args.get("player")
     g = c.session.game
-    if name is None or g is None or g.status is not Status.TALLY or g.tally is None:
+    if g is None or g.status is not Status.TALLY or g.tally is None:
+        return jsonify(out)
+    win = request.args.get("win") or None
+    joker_discard = bool(flag_arg("joker_discard"))
+    hand = None
+    if win == "closed" and request.args.get("hand", "").strip():
+        hand, out["closed"] = _closed(g, request.args["hand"], joker_discard)
+    if name is None:
         return jsonify(out)
     melded = flag_arg("melded")
     melded = has_melded(g, name) if melded is None else melded
     out["melded"] = melded
-    out["score"] = loser_preview(g, name, tiles, melded, request.args.get("win") or None,
-                                 bool(flag_arg("joker_discard")))
+    out["score"] = loser_preview(g, name, tiles, melded, win, joker_discard, hand=hand)
     return jsonify(out)
+
+
+def _closed(g, codes: str, joker_discard: bool) -> tuple:
+    """The closed hand typed on the page and its preview (rules.game_tally.closed_preview); a hand that
+    scores nothing: no tiles, and the problem in words."""
+    try:
+        hand = tuple(parse_tiles(codes))
+    except ValueError as exc:
+        return None, {"problem": f"the closed hand: {exc}"}
+    try:
+        return hand, closed_preview(g, hand, joker_discard)
+    except GameError as exc:
+        return None, {"problem": str(exc)}
 
 
 @bp.post("/hand/start")

@@ -355,6 +355,7 @@ function renderTally(g) {
   }
   if (tallyKey !== null) tallyDraft = {};  // another tally: what was typed was for the last one
   tallyKey = key;
+  closedPreview();
   const toggles = meldMatters(g);
   const rows = g.players.map((p) => {
     const winner = t.winner === p.name;
@@ -470,13 +471,41 @@ function winnerWords(g, name) {
     const win = $("win").value;
     const double = $("joker-discard").checked ? ", doubled by the joker discard" : "";
     if (win === "foot") return `went out on foot: scores 200${double}`;
-    if (win === "closed") return `went out closed: scores the closed hand's points${double}`;
+    if (win === "closed") return closedWords || `went out closed: scores the closed hand's points${double}`;
     return othersMelded ? `went out open: scores 100${double}` : `went out open: scores 200, nobody else has melded${double}`;
   }
   return "went out: empty rack, scores the points left on the others' racks";
 }
 
 function signed(n) { return n > 0 ? `+${n}` : String(n); }
+
+// International, a Closed win: the hand's type and value and what the winner scores, asked of the
+// server's scoring before Confirm (kept here, so a state arriving meanwhile redraws the line with it)
+let closedWords = null;
+let closedAsk = 0;
+function closedPreview() {
+  const ask = ++closedAsk;
+  closedWords = null;
+  setTimeout(async () => {
+    const g = state.game || {};
+    const t = g.tally;
+    if (ask !== closedAsk || !t || !t.winner || g.game !== "international" || $("win").value !== "closed") return;
+    const hand = $("closed-hand").value.trim();
+    const double = $("joker-discard").checked;
+    if (!hand) { closedWords = "went out closed: type the closed hand's 14 tiles to see what it scores"; winnerLine(g); return; }
+    const q = new URLSearchParams({ rack: "", win: "closed", hand, joker_discard: double ? "true" : "false" });
+    try {
+      const r = await fetch(`/api/tally/points?${q}`);
+      const d = await r.json();
+      const c = d.closed;
+      if (ask !== closedAsk || !r.ok || !c) return;
+      const jokers = c.jokers ? ` with ${c.jokers} joker${c.jokers === 1 ? "" : "s"}` : "";
+      closedWords = c.problem ? `went out closed: ${c.problem}` : `went out closed: ${c.name}${jokers}, ` +
+        `${c.points} points → scores ${signed(c.winner_score)}${double ? " (doubled by the joker discard)" : ""}`;
+      winnerLine(state.game || {});
+    } catch (err) { offline(true); }
+  }, 150);
+}
 
 // points preview: the server scores the typed rack with the game's rules
 const pointTimers = {};
@@ -492,7 +521,11 @@ function points(input) {
     const box = document.querySelector(`#tally-rows input[data-melded="${CSS.escape(name)}"]`);
     if (box) q.set("melded", box.checked ? "true" : "false");
     const g = state.game || {};
-    if (g.game === "international") { q.set("win", $("win").value); q.set("joker_discard", $("joker-discard").checked ? "true" : "false"); }
+    if (g.game === "international") {
+      q.set("win", $("win").value);
+      q.set("joker_discard", $("joker-discard").checked ? "true" : "false");
+      if ($("win").value === "closed" && $("closed-hand").value.trim()) q.set("hand", $("closed-hand").value);
+    }
     try {
       const r = await fetch(`/api/tally/points?${q}`);
       const d = await r.json();
@@ -661,9 +694,11 @@ document.addEventListener("keydown", (e) => {
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
 });
 
-// the International win and the joker discard change what the hand scores: preview it again
-for (const id of ["win", "joker-discard"]) $(id).addEventListener("change", () => {
+// the International win, the closed hand and the joker discard change what the hand scores: preview it again
+const intlInputs = [["win", "change"], ["joker-discard", "change"], ["closed-hand", "input"]];
+for (const [id, event] of intlInputs) $(id).addEventListener(event, () => {
   document.querySelectorAll("#tally-rows textarea").forEach(points);
+  closedPreview();
   winnerLine(state.game || {});
 });
 
