@@ -39,6 +39,13 @@ def _tile_back(code) -> Tile | None:
     return None if code is None else Tile.parse(code)
 
 
+def _melded_back(items, seats: int) -> tuple[bool | None, ...]:
+    """The tally's "has melded" corrections; a game stored before they were kept has none."""
+    if items is None:
+        return tuple(None for _ in range(seats))
+    return tuple(None if m is None else bool(m) for m in items)
+
+
 def _verdict(v: Verdict | None) -> dict | None:
     if v is None:
         return None
@@ -97,7 +104,7 @@ def to_dict(game: Game) -> dict[str, Any]:
             "winner": game.tally.winner, "pool_empty": game.tally.pool_empty, "table": _table(game.tally.table),
             "racks": [_tiles(r) for r in game.tally.racks], "read": list(game.tally.read),
             "discard": game.tally.discard.code if game.tally.discard else None,
-            "trump_drawn": game.tally.trump_drawn},
+            "trump_drawn": game.tally.trump_drawn, "melded": list(game.tally.melded)},
         "hands": [{"number": h.number, "winner": h.winner, "pool_empty": h.pool_empty,
                    "racks": [_tiles(r) for r in h.racks], "scores": list(h.scores), "method": h.method}
                   for h in game.hands],
@@ -144,7 +151,8 @@ def from_dict(d: dict[str, Any]) -> Game:
                                                    racks=tuple(_tiles_back(r) for r in tally["racks"]),
                                                    read=tuple(bool(x) for x in tally["read"]),
                                                    discard=_tile_back(tally.get("discard")),
-                                                   trump_drawn=bool(tally.get("trump_drawn", False))),
+                                                   trump_drawn=bool(tally.get("trump_drawn", False)),
+                                                   melded=_melded_back(tally.get("melded"), len(tally["racks"]))),
             hands=tuple(ScoredHand(number=int(h["number"]), winner=h["winner"], pool_empty=bool(h["pool_empty"]),
                                    racks=tuple(_tiles_back(r) for r in h["racks"]),
                                    scores=tuple(int(x) for x in h["scores"]), method=h["method"])

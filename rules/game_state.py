@@ -178,6 +178,9 @@ class Tally:
     read: tuple[bool, ...]  # per seat: the rack was read by the camera
     discard: Tile | None = None  # American/International: the winner's final discard
     trump_drawn: bool = False  # the winner's last draw was the trump (not for an International Open win)
+    # per seat: has the player made the first meld, as the players corrected it (the camera may have missed
+    # a meld); None: as the game knows it.  Kept with the racks so every phone at the table sees it
+    melded: tuple[bool | None, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,8 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     racks = tuple(() if s.name == winner else None for s in game.seats)
     trump = winning and turn.drew is not None and turn.drew.source is DrawSource.TRUMP
     tally = Tally(winner=winner, pool_empty=bool(pool_empty), table=table_of(table), racks=racks,
-                  read=tuple(False for _ in game.seats), discard=discard if winning else None, trump_drawn=trump)
+                  read=tuple(False for _ in game.seats), discard=discard if winning else None, trump_drawn=trump,
+                  melded=tuple(None for _ in game.seats))
     turn = replace(turn, clock=turn.clock.pause(now), attempt=None)
     return replace(game, status=Status.TALLY, tally=tally, turn=turn), record, verdict
 
@@ -97,9 +98,11 @@ def cancel_tally(game: Game, now: float) -> Game:
 def _with_rack(game: Game, name: str, rack: tuple[Tile, ...] | None, read: bool) -> Game:
     tally = game.tally
     i = game.seat_of(name)
-    if name == tally.winner and rack:
-        raise GameError(f"{name} went out, so that rack is empty")
-    if rack:
+    if name == tally.winner:
+        if rack:
+            raise GameError(f"{name} went out, so that rack is empty")
+        rack = ()  # cleared or not: the rack of the player who went out stays empty
+    elif rack:
         rack = check_rack(rack, game.options)
     racks = tuple(rack if j == i else r for j, r in enumerate(tally.racks))
     reads = tuple(read if j == i else r for j, r in enumerate(tally.read))
@@ -124,9 +127,41 @@ def laid_out(final: Table, groups) -> list[bool]:
 
 
 def set_tally_rack(game: Game, name: str, rack: tuple[Tile, ...] | None) -> Game:
-    """A rack typed by the players (None: not given yet); one the box cannot hold is refused."""
+    """A rack typed by the players (None: not given yet); one the box cannot hold is refused.
+
+    It is kept in the tally, not on the phone that typed it: at a club table each player types their
+    own rack, and any phone then reviews and confirms them all.
+    """
     require(game, Status.TALLY)
     return _with_rack(game, name, rack, False)
+
+
+def set_tally_melded(game: Game, name: str, melded: bool | None) -> Game:
+    """The players correct whether ``name`` has made the first meld, for this hand's score (the camera
+    may have missed a meld; it matters to Israeli and International scoring); None: as the game knows.
+
+    Kept in the tally, as its racks are, so that the phone that confirms counts what another corrected.
+    """
+    require(game, Status.TALLY)
+    tally = game.tally
+    i = game.seat_of(name)
+    if melded is not None and not isinstance(melded, bool):
+        raise GameError(f"has {name} melded? say true or false, not {melded!r}")
+    if name == tally.winner and melded is False:
+        raise GameError(f"{name} went out, so has melded")
+    now = tally.melded or tuple(None for _ in game.seats)
+    return replace(game, tally=replace(tally, melded=tuple(melded if j == i else m for j, m in enumerate(now))))
+
+
+def has_melded(game: Game, name: str) -> bool:
+    """Has ``name`` made the first meld, as the tally counts it: the players' correction, else what
+    the game knows; the player who went out has."""
+    i = game.seat_of(name)
+    tally = game.tally
+    if tally is not None and name == tally.winner:
+        return True
+    corrected = tally.melded[i] if tally is not None and tally.melded else None
+    return game.seats[i].has_melded if corrected is None else corrected
 
 
 def tally_points(rack, options: RuleOptions) -> int:
@@ -136,10 +171,11 @@ def tally_points(rack, options: RuleOptions) -> int:
     return rack_value(check_rack(rack, options), options)
 
 
-def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joker_discard: bool) -> int | None:
+def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joker_discard: bool,
+                  hand=None) -> int | None:
     """The tally's preview of the score ``name`` enters with ``tiles`` left, as a player who did not
     go out and has ``melded`` or not, by the game's own scoring (``score_hand``); None when it
-    depends on more than this rack."""
+    depends on more than this rack (a Closed win's ``hand``, the winner's 14 tiles, not given)."""
     o = g.options
     winner = g.tally.winner
     if winner == name:
@@ -149,8 +185,11 @@ def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joke
     extra: dict = {}
     if o.scoring_method.hand_details:  # International
         if win == "closed" and not melded:
-            return None  # pays the closed hand's points
-        extra = {"win": win if win in ("open", "foot") else "open", "joker_discard": joker_discard}
+            if hand is None:
+                return None  # pays the closed hand's points
+            extra = {"win": "closed", "hand": list(hand), "joker_discard": joker_discard}
+        else:
+            extra = {"win": win if win in ("open", "foot") else "open", "joker_discard": joker_discard}
     out = winner if winner is not None else ("" if name != "" else " ")  # the pool ran out: a stand-in winner
     try:
         result = score_hand({out: [], name: list(tiles)}, melded={out: True, name: melded}, options=o,
@@ -160,10 +199,26 @@ def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joke
     return int(result.scores[name])
 
 
+def closed_preview(g: Game, hand, joker_discard: bool) -> dict[str, Any]:
+    """International, a Closed win, before Confirm: the best of the 40 types the winner's 14 tiles make
+    (``type``, ``name``, ``jokers``, ``points``) and what the winner scores (``winner_score``), by the
+    confirm's own scoring, so the players see the hand's value before they agree it.  A hand that is
+    not 14 tiles, holds more than the box, or makes none of the types is refused in words."""
+    tally = g.tally
+    if not g.options.scoring_method.hand_details or tally is None or tally.winner is None:
+        raise GameError("only the player who went out in an International game can win closed")
+    try:
+        result = score_hand({n: [] for n in g.names}, options=g.options, winner=tally.winner, win="closed",
+                            hand=list(hand), joker_discard=joker_discard)
+    except RuleError as exc:
+        raise GameError(f"the closed hand: {exc}") from None
+    return dict(result.details["closed_hand"], winner_score=int(result.scores[tally.winner]))
+
+
 def _melded(game: Game, override: Mapping[str, bool] | None) -> dict[str, bool]:
-    """Who has melded, for scoring: the game's knowledge, corrected by the players (the camera may
-    have missed a meld); the player who went out has melded."""
-    melded = {s.name: s.has_melded for s in game.seats}
+    """Who has melded, for scoring: the game's knowledge, corrected by the players in the tally
+    (the camera may have missed a meld), then by ``override``; the player who went out has melded."""
+    melded = {name: has_melded(game, name) for name in game.names}
     for name, value in (override or {}).items():
         game.seat_of(name)
         if not isinstance(value, bool):
@@ -199,17 +254,22 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
                   *, melded: Mapping[str, bool] | None = None, **extra: Any) -> Game:
     """The players agree on every rack: score the hand and deal the next one (it waits for its start).
 
-    ``racks`` override the tally's (None or an empty rack: not given).  Only the
-    player who went out may have an empty rack.  ``melded`` corrects, for this
-    hand's score, whether a player has melded (Israeli and International
-    scoring).  ``extra`` are the International hand details of
-    :func:`rules.scoring.score_hand` (win kind, closed hand ...).
+    The racks are those entered in the tally (:func:`set_tally_rack`, :func:`read_rack`).
+    A rack given in ``racks`` replaces the entered one (it is what the confirming
+    players see); None or an empty rack there leaves the entered one as it is, so
+    a client that has not seen a rack entered on another phone does not erase it.
+    A rack neither entered nor given is refused; only the player who went out
+    has an empty rack.  ``melded`` corrects, for this hand's score, whether a
+    player has melded (Israeli and International scoring), over the corrections
+    entered in the tally (:func:`set_tally_melded`).  ``extra`` are the
+    International hand details of :func:`rules.scoring.score_hand` (win kind,
+    closed hand ...).
     """
     require(game, Status.TALLY)
     for name, rack in (racks or {}).items():
         game.seat_of(name)
-        if rack is not None or name != game.tally.winner:
-            game = set_tally_rack(game, name, tuple(rack) if rack else None)
+        if rack:
+            game = set_tally_rack(game, name, tuple(rack))
     tally = game.tally
     blank = _missing(game)
     if blank:

@@ -705,3 +705,78 @@ def test_the_last_turn_names_the_discarded_tile(browser, no_camera_server, tmp_p
     assert page.locator("#last-turn-text .tile").get_attribute("title") == "K1"
     save(page, tmp_path, "laptop-discard-named.png")
     assert call(port, "/api/state")["game"]["players"][1]["rack_count"] == 12
+
+
+def test_each_player_types_their_rack_on_their_own_phone_and_another_confirms(browser, server, tmp_path):
+    """A club table: Ben and Cid type their own racks on their own phones; what one saves is on the other's
+    page, the box being typed in keeps its text, a code that is not a tile is refused in words, and the
+    phone that did not type Ben's rack confirms the hand."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    phones = []
+    for _ in range(2):
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                bypass_csp=True)
+        page.goto(url + "/")
+        page.locator("#tally").wait_for()
+        phones.append(page)
+    ben, cid = phones
+    cid.fill("textarea[data-player=Cid]", "K2 K")  # Cid is still typing ...
+    ben.fill("textarea[data-player=Ben]", "r5 x9")
+    ben.press("textarea[data-player=Ben]", "Enter")  # done: saved, refused
+    ben.locator("#tally-error").wait_for()
+    assert ben.locator("#tally-error").inner_text() == "Ben's rack: 'x9' is not a tile"
+    assert ben.input_value("textarea[data-player=Ben]") == "r5 x9"  # kept as typed, to be corrected
+    ben.fill("textarea[data-player=Ben]", "r5 k7")
+    ben.press("textarea[data-player=Ben]", "Enter")
+    ben.wait_for_function("document.querySelector('textarea[data-player=Ben]').value === 'R5 K7'")
+    # ... and Cid's phone shows Ben's rack while Cid's own box keeps its text and the focus
+    cid.wait_for_function("document.querySelector('textarea[data-player=Ben]').value === 'R5 K7'")
+    cid.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('12 points')")
+    assert cid.input_value("textarea[data-player=Cid]") == "K2 K"
+    assert cid.evaluate("document.activeElement.dataset.player") == "Cid"
+    cid.type("textarea[data-player=Cid]", "3")
+    cid.locator("textarea[data-player=Cid]").blur()  # saved when the box is left
+    ben.wait_for_function("document.querySelector('textarea[data-player=Cid]').value === 'K2 K3'")
+    assert call(port, "/api/state")["game"]["tally"]["racks"] == {"Ann": "", "Ben": "R5 K7", "Cid": "K2 K3"}
+    assert ben.evaluate("document.documentElement.scrollWidth") <= 390
+    save(ben, tmp_path, "phone-tally-shared.png")
+    cid.click("text=Confirm and score")  # Cid's phone never typed Ben's rack
+    for page in phones:
+        page.locator("#dealing").wait_for()
+        assert "hand 1 scored: Ann +17, Ben -12, Cid -5" in page.locator("#last-turn-text").inner_text()
+
+
+def test_an_international_closed_win_shows_its_value_before_confirm(browser, server, tmp_path):
+    """The winner's closed hand is typed: the line of the player who went out names its type and what it
+    scores, and a loser who never melded pays it, before anyone presses Confirm."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "international"})
+    call(port, "/api/rummikub", {"count_checked": True, "discard": "K13"})  # Ann starts with 15 tiles
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    page.locator("#tally-intl").wait_for()
+    winner = page.locator("[data-winner=Ann]")
+    page.fill("textarea[data-player=Ben]", "K5")
+    page.select_option("#win", "closed")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('14 tiles')")
+    page.fill("#closed-hand", "R1 R2 R3")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('not 3')")
+    assert winner.inner_text() == "went out closed: the closed hand: a closed hand has 14 tiles, not 3"
+    page.fill("#closed-hand", "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R1")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('Royal')")
+    assert winner.inner_text() == "went out closed: Royal, 2400 points → scores +2400"
+    ben = page.locator("[data-points=Ben]")
+    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('-2400')")
+    assert ben.inner_text() == "1 tile · 5 points → scores -2400 (not melded)"
+    page.check("#joker-discard")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('+4800')")
+    assert winner.inner_text() == "went out closed: Royal, 2400 points → scores +4800 (doubled by the joker discard)"
+    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('-4800')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-closed-win.png")
+    page.click("text=Confirm and score")
+    page.locator("#dealing").wait_for()
+    assert "hand 1 scored: Ann +4800, Ben -4800" in page.locator("#last-turn-text").inner_text()

@@ -282,9 +282,10 @@ json_values = st.recursive(
     max_leaves=8,
 )
 ENDPOINTS = ["/api/game", "/api/turn/end", "/api/pass", "/api/turn/draw", "/api/rummikub", "/api/tally/read",
-             "/api/tally/confirm", "/api/tally/cancel", "/api/restore/dismiss", "/api/rack", "/api/settings"]
+             "/api/tally/rack", "/api/tally/confirm", "/api/tally/cancel", "/api/restore/dismiss", "/api/rack",
+             "/api/settings"]
 FIELDS = ["players", "rules", "options", "first", "trump", "discard", "source", "winner", "pool_empty",
-          "player", "racks", "extra", "hint", "rack"]
+          "player", "racks", "extra", "hint", "rack", "melded", "turn"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

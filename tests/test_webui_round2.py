@@ -77,17 +77,25 @@ def test_a_turn_ended_by_the_clock_or_started_with_start_hand_needs_no_guard(cli
 
 # --- 2: while the next hand waits for its deal, no turn press works -------------------
 
-def scored_first_hand(client, live, players=("Ann", "Ben"), **extra):
-    """Hand 1 scored (Ann went out, the count overruled); the old hand's tiles still on the table."""
+def ann_goes_out(client, live, players=("Ann", "Ben"), table="", **extra) -> dict:
+    """Ann went out on the first turn (the count overruled), leaving ``table``: the count's state.
+    American and International: with a final discard (after a draw, unless she starts with 15 tiles)."""
     start(client, list(players), **extra)
     g = state(client)["game"]
     ending = {}
     if g["turn"]["phase"] == "draw":
         assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
+    if g["turn"]["phase"] != "play":
         ending = {"discard": "K1"}
-    live.set_table("R10 R11 R12 | K5 K6 K7 K8 K9 K10")
+    live.set_table(table)
     res = client.post("/api/rummikub", json={"count_checked": True, **ending})
-    assert res.status_code == 200, res.get_json()
+    assert res.status_code == 200 and res.get_json()["state"]["game"]["status"] == "tally", res.get_json()
+    return res.get_json()["state"]
+
+
+def scored_first_hand(client, live, players=("Ann", "Ben"), **extra):
+    """Hand 1 scored (Ann went out, the count overruled); the old hand's tiles still on the table."""
+    ann_goes_out(client, live, players, "R10 R11 R12 | K5 K6 K7 K8 K9 K10", **extra)
     racks = {p: "R5" for p in players[1:]}
     assert client.post("/api/tally/confirm", json={"racks": racks}).status_code == 200
     assert state(client)["game"]["status"] == "dealing"

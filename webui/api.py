@@ -9,8 +9,8 @@ import time
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
-from rules.game_state import Status
-from rules.game_tally import loser_preview, tally_points as rack_points
+from rules.game_state import GameError, Status
+from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points
 from rules.tiles import parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
 from rules.game_turns import same_scoring
@@ -198,30 +198,55 @@ def rummikub():
 
 @bp.post("/tally/read")
 def tally_read():
-    """Read a player's rack from the tiles laid in view of the camera."""
+    """Read a player's rack from the tiles laid in view of the camera; it is entered in the count as a
+    typed one is (``turn``: as for /tally/rack)."""
     data = body()
     c = companion()
-    codes = c.session.read_rack(field(data, "player", str, required=True), c.settled_table())
+    codes = c.session.read_rack(field(data, "player", str, required=True), c.settled_table(),
+                                turn=field(data, "turn", str))
     return jsonify(player=data["player"], rack=codes, state=c.state_json())
+
+
+@bp.post("/tally/rack")
+def tally_rack():
+    """One player's entry in the count, kept in the game so that every phone shows it and any can
+    confirm: ``{"player": "Ben", "rack": "R5 J"}`` (blank or null: not given yet) and/or ``"melded":
+    true/false`` (the players' correction; null: as the game knows).  ``turn`` (``game.turn.id``):
+    refused with 409 once the count it was typed for is over."""
+    data = body()
+    player = field(data, "player", str, required=True)
+    entry = {}
+    if "rack" in data:
+        entry["rack"] = field(data, "rack", str)
+    if "melded" in data:
+        entry["melded"] = field(data, "melded", bool)
+    if not entry:
+        abort(400, "send 'rack' (tile codes; blank: not given yet) or 'melded' (true or false)")
+    c = companion()
+    c.session.enter_tally(player, turn=field(data, "turn", str), **entry)
+    state = c.state_json()
+    tally = state["game"]["tally"]
+    return jsonify(player=player, rack=tally["racks"][player], melded=tally["melded"][player], state=state)
 
 
 @bp.post("/tally/confirm")
 def tally_confirm():
-    """The players' agreed racks ``{"racks": {name: "codes"}}``: score the hand."""
+    """Score the hand from the racks entered in the count; ``{"racks": {name: "codes"}}`` replace the
+    entered ones (a blank one leaves it), ``turn`` as for /tally/rack."""
     data = body()
     racks = field(data, "racks", dict, {})
     if not all(isinstance(v, (str, type(None))) for v in racks.values()):
         abort(400, "field 'racks' maps each player to tile codes as text")
     extra = field(data, "extra", dict, {})
-    if {"racks", "self"} & set(extra):  # they would collide with confirm_tally's own arguments
-        abort(400, f"field 'extra' may not hold {sorted({'racks', 'self'} & set(extra))}")
+    if {"racks", "self", "turn"} & set(extra):  # they would collide with confirm_tally's own arguments
+        abort(400, f"field 'extra' may not hold {sorted({'racks', 'self', 'turn'} & set(extra))}")
     melded = field(data, "melded", dict)
     if melded is not None:
         if not all(isinstance(v, bool) for v in melded.values()):
             abort(400, "field 'melded' maps each player to true (has melded) or false (has not)")
         extra["melded"] = melded
     c = companion()
-    result = c.session.confirm_tally(racks, **extra)
+    result = c.session.confirm_tally(racks, turn=field(data, "turn", str), **extra)
     return jsonify(result=result, state=c.state_json())
 
 
@@ -242,11 +267,13 @@ def tally_points():
     """What a typed rack costs under the rules in force (the tally's points preview): ``?rack=R5 K13 J``.
 
     With ``player`` (while the racks are counted) also the ``score`` that rack enters on the sheet for
-    that player, who counts as having melded or not (``melded``: true/false, default what the game
-    knows): Israeli minus scoring counts a player who never melded at +100, International at -100.
-    ``win`` and ``joker_discard``: the International details chosen on the page.  ``score`` is null
-    where it depends on the other racks too (Sabra or American with the pool empty) or on the closed
-    hand's points.
+    that player, who counts as having melded or not (``melded``: true/false, default as the count has
+    it: the players' correction, else what the game knows): Israeli minus scoring counts a player who never melded at +100, International at -100.
+    ``win`` and ``joker_discard``: the International details chosen on the page; with ``win=closed``,
+    ``hand`` (the winner's 14 tiles) gives ``closed``: the hand's ``type``, ``name``, ``jokers``,
+    ``points`` and the ``winner_score``, or the ``problem`` with the hand in words.  ``score`` is null
+    where it depends on the other racks too (Sabra or American with the pool empty) or on a closed
+    hand not given.
     """
     c = companion()
     rules = c.session.rules
@@ -255,15 +282,33 @@ def tally_points():
     out = {"tiles": len(tiles), "points": rack_points(tiles, rules)}
     name = request.args.get("player")
     g = c.session.game
-    if name is None or g is None or g.status is not Status.TALLY or g.tally is None:
+    if g is None or g.status is not Status.TALLY or g.tally is None:
         return jsonify(out)
-    seat = g.seats[g.seat_of(name)]
+    win = request.args.get("win") or None
+    joker_discard = bool(flag_arg("joker_discard"))
+    hand = None
+    if win == "closed" and request.args.get("hand", "").strip():
+        hand, out["closed"] = _closed(g, request.args["hand"], joker_discard)
+    if name is None:
+        return jsonify(out)
     melded = flag_arg("melded")
-    melded = seat.has_melded if melded is None else melded
+    melded = has_melded(g, name) if melded is None else melded
     out["melded"] = melded
-    out["score"] = loser_preview(g, name, tiles, melded, request.args.get("win") or None,
-                                 bool(flag_arg("joker_discard")))
+    out["score"] = loser_preview(g, name, tiles, melded, win, joker_discard, hand=hand)
     return jsonify(out)
+
+
+def _closed(g, codes: str, joker_discard: bool) -> tuple:
+    """The closed hand typed on the page and its preview (rules.game_tally.closed_preview); a hand that
+    scores nothing: no tiles, and the problem in words."""
+    try:
+        hand = tuple(parse_tiles(codes))
+    except ValueError as exc:
+        return None, {"problem": f"the closed hand: {exc}"}
+    try:
+        return hand, closed_preview(g, hand, joker_discard)
+    except GameError as exc:
+        return None, {"problem": str(exc)}
 
 
 @bp.post("/hand/start")

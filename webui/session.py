@@ -18,11 +18,12 @@ from rules.game_codec import from_dict, options_back, to_dict
 from rules.game_deal import start_hand
 from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
-    call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, undo_last_hand,
+    call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded, set_tally_rack,
+    undo_last_hand,
 )
 from rules.game_turns import (
-    change_rules, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game, table_restored,
-    time_out, undo_draw,
+    change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
+    table_restored, time_out, undo_draw,
 )
 from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
@@ -498,21 +499,54 @@ class GameSession:
             self._commit(new, record=record)
             return verdict
 
-    def read_rack(self, name: str, table: Table) -> str:
+    def _check_count(self, turn: str | None) -> None:
+        """A tally press names the turn its hand ended on (``turn``, see :meth:`turn_id`): one meant for a
+        count that is over (the hand scored on another phone) is refused (:class:`Conflict`), never
+        entered in the next hand's count."""
+        try:
+            self._check_turn(turn)
+        except Conflict as exc:
+            raise Conflict(f"the count of that hand is over (scored on another phone?): {exc}") from None
+
+    def read_rack(self, name: str, table: Table, *, turn: str | None = None) -> str:
         """The tiles the camera sees beyond the final table: the player's rack laid out in view."""
         with self._lock:
+            self._check_count(turn)
             new = read_rack(self._counting(), name, table_of(table))
             self._commit(new)
             return format_tiles(new.tally.racks[new.seat_of(name)])
 
+    def enter_tally(self, name: str, *, turn: str | None = None, **entry) -> None:
+        """One player's entry in the count, kept in the game so that every phone shows it and any can
+        confirm: ``rack`` (tile codes; blank or None: not given) and/or ``melded`` (True or False, the
+        players' correction of the first meld; None: as the game knows).  A code that is not a tile and
+        a rack the box cannot hold are refused naming whose rack it is."""
+        with self._lock:
+            self._check_count(turn)
+            g = self._counting()
+            if "rack" in entry:
+                rack = rack_arg(entry["rack"], name)
+                if rack:
+                    try:
+                        check_rack(rack, g.options)
+                    except GameError as exc:
+                        raise SessionError(f"{name}'s rack: {exc}") from None
+                g = set_tally_rack(g, name, rack)
+            if "melded" in entry:
+                g = set_tally_melded(g, name, entry["melded"])
+            self._commit(g)
+
     def confirm_tally(self, racks: dict[str, str | None], *, melded: dict[str, bool] | None = None,
-                      **extra) -> dict:
+                      turn: str | None = None, **extra) -> dict:
         """The players agree on every rack: score the hand and deal the next one (it waits for its start).
 
-        ``melded`` corrects, for this hand's score, who has made the first meld (Israeli and International
-        scoring count a player who never melded at 100).
+        The racks are those entered in the count (:meth:`enter_tally`, :meth:`read_rack`); one given in
+        ``racks`` replaces the entered one, a blank one leaves it.  ``melded`` corrects, for this hand's
+        score, who has made the first meld (Israeli and International scoring count a player who never
+        melded at 100), over the corrections entered.
         """
         with self._lock:
+            self._check_count(turn)
             g = self._counting()
             given = {name: rack_arg(text, name) for name, text in racks.items()}
             if isinstance(extra.get("hand"), str):  # International closed hand, typed as codes

@@ -146,7 +146,9 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             "winner": tally.winner, "pool_empty": tally.pool_empty,
             "racks": {s.name: (None if r is None else " ".join(x.code for x in r))
                       for s, r in zip(game.seats, tally.racks)},
-            "read": {s.name: r for s, r in zip(game.seats, tally.read)}},
+            "read": {s.name: r for s, r in zip(game.seats, tally.read)},
+            # the players' "has melded" corrections (null: as players[].has_melded says)
+            "melded": {s.name: (tally.melded[i] if tally.melded else None) for i, s in enumerate(game.seats)}},
         "can_undo_hand": game.undo is not None,
         # once finished: the game's winner by its own winning rule (None for a tie or no hand scored)
         "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,

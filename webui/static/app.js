@@ -6,8 +6,11 @@ var state = JSON.parse($("initial-state").textContent);
 let clockBase = { remaining: null, at: performance.now(), running: false, limit: null };
 let lastBeep = null;
 let audio = null;
+// the count's racks and "has melded" corrections are the server's (every phone shows them); this holds
+// only what is typed here and not saved yet (the box is saved when it loses the focus)
 let tallyDraft = {};
-let meldedDraft = {};  // the tally's "has melded" toggles, as the players corrected them
+const tallySaves = new Set();  // saves on their way: Confirm waits for them
+const meldedSaving = {};  // player: a "has melded" toggle on its way (a state sent before it leaves it be)
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
 let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
 
@@ -395,23 +398,28 @@ function renderTally(g) {
   $("tally").hidden = !t;
   // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
   $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
-  if (!t) { tallyDraft = {}; meldedDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
+  if (!t) { tallyDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
   if (key === tallyKey) {
-    winnerLine(g);
+    // what another phone entered shows here too, except in the box being typed in (or not saved yet)
     document.querySelectorAll("#tally-rows textarea").forEach((input) => {
       const name = input.dataset.player;
+      const box = meldedBox(name);
+      const melded = box && !meldedSaving[name] && box.checked !== meldedOf(g, name);
+      if (melded) box.checked = !box.checked;
       if (!(name in tallyDraft) && document.activeElement !== input && input.value !== (t.racks[name] ?? "")) {
         input.value = t.racks[name] ?? "";
         points(input);
-      }
+      } else if (melded) points(input);
     });
+    winnerLine(g);
     return;
   }
-  if (tallyKey !== null) meldedDraft = {};  // another tally: the corrections were for the last one
+  if (tallyKey !== null) tallyDraft = {};  // another tally: what was typed was for the last one
   tallyKey = key;
+  closedPreview();
   const toggles = meldMatters(g);
   const rows = g.players.map((p) => {
     const winner = t.winner === p.name;
@@ -423,12 +431,16 @@ function renderTally(g) {
     input.value = value;
     const total = el("span", { class: "points", "data-points": p.name });
     input.addEventListener("input", () => { tallyDraft[p.name] = input.value; points(input); });
+    input.addEventListener("blur", () => saveRack(input));
+    input.addEventListener("keydown", (e) => {  // Enter: done typing this rack (Shift+Enter: a new line)
+      if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); input.blur(); }
+    });
     const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
     const meta = el("div", { class: "tally-meta" }, total);
     if (toggles) {  // Israeli and International: a player who never melded is scored apart; the camera may have missed a meld
       const box = el("input", { type: "checkbox", "data-melded": p.name, "aria-label": `${p.name} has melded` });
-      box.checked = meldedDraft[p.name] ?? p.has_melded;
-      box.addEventListener("change", () => { meldedDraft[p.name] = box.checked; points(input); winnerLine(state.game || {}); });
+      box.checked = meldedOf(g, p.name);
+      box.addEventListener("change", () => saveMelded(box, input));
       meta.append(el("label", { class: "check melded" }, box, "has melded"));
     }
     const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, meta, read);
@@ -447,8 +459,62 @@ function meldMatters(g) {
 
 // has this player melded, as the tally counts it (the toggle, else what the game knows)
 function meldedNow(p) {
-  const box = document.querySelector(`#tally-rows input[data-melded="${CSS.escape(p.name)}"]`);
+  const box = meldedBox(p.name);
   return box ? box.checked : p.has_melded;
+}
+
+function meldedBox(name) {
+  return document.querySelector(`#tally-rows input[data-melded="${CSS.escape(name)}"]`);
+}
+
+// the server's word: the players' correction, else what the game knows
+function meldedOf(g, name) {
+  const corrected = g.tally && g.tally.melded ? g.tally.melded[name] : null;
+  if (corrected != null) return corrected;
+  const p = (g.players || []).find((x) => x.name === name);
+  return !!(p && p.has_melded);
+}
+
+function tallyTurn() {
+  const g = state.game || {};
+  return g.turn ? { turn: g.turn.id } : {};
+}
+
+// a rack typed here is saved in the count, so every phone shows it and any can confirm; refused
+// (not a tile, more than the box holds), it stays here as typed and the tally's line says why
+async function saveRack(input) {
+  const name = input.dataset.player;
+  if (!(name in tallyDraft)) return;
+  const text = tallyDraft[name];
+  const t = (state.game || {}).tally;
+  if (t && text.trim() === (t.racks[name] ?? "")) { delete tallyDraft[name]; return; }
+  $("tally-error").hidden = true;
+  const job = post("/api/tally/rack", { player: name, rack: text, ...tallyTurn() });
+  tallySaves.add(job);
+  try {
+    const r = await job;
+    if (r && tallyDraft[name] === text) {
+      delete tallyDraft[name];
+      if (document.activeElement !== input) { input.value = r.rack ?? ""; points(input); }
+    }
+  } finally { tallySaves.delete(job); }
+}
+
+async function saveMelded(box, input) {
+  const name = box.dataset.melded;
+  points(input);
+  winnerLine(state.game || {});
+  const job = post("/api/tally/rack", { player: name, melded: box.checked, ...tallyTurn() });
+  tallySaves.add(job);
+  meldedSaving[name] = (meldedSaving[name] || 0) + 1;
+  try {
+    const r = await job;
+    if (!--meldedSaving[name] && (!r || box.checked !== meldedOf(state.game || {}, name))) {
+      box.checked = meldedOf(state.game || {}, name);  // refused: back to what the count holds
+      points(input);
+      winnerLine(state.game || {});
+    }
+  } finally { tallySaves.delete(job); }
 }
 
 function winnerLine(g) {
@@ -469,13 +535,41 @@ function winnerWords(g, name) {
     const win = $("win").value;
     const double = $("joker-discard").checked ? ", doubled by the joker discard" : "";
     if (win === "foot") return `went out on foot: scores 200${double}`;
-    if (win === "closed") return `went out closed: scores the closed hand's points${double}`;
+    if (win === "closed") return closedWords || `went out closed: scores the closed hand's points${double}`;
     return othersMelded ? `went out open: scores 100${double}` : `went out open: scores 200, nobody else has melded${double}`;
   }
   return "went out: empty rack, scores the points left on the others' racks";
 }
 
 function signed(n) { return n > 0 ? `+${n}` : String(n); }
+
+// International, a Closed win: the hand's type and value and what the winner scores, asked of the
+// server's scoring before Confirm (kept here, so a state arriving meanwhile redraws the line with it)
+let closedWords = null;
+let closedAsk = 0;
+function closedPreview() {
+  const ask = ++closedAsk;
+  closedWords = null;
+  setTimeout(async () => {
+    const g = state.game || {};
+    const t = g.tally;
+    if (ask !== closedAsk || !t || !t.winner || g.game !== "international" || $("win").value !== "closed") return;
+    const hand = $("closed-hand").value.trim();
+    const double = $("joker-discard").checked;
+    if (!hand) { closedWords = "went out closed: type the closed hand's 14 tiles to see what it scores"; winnerLine(g); return; }
+    const q = new URLSearchParams({ rack: "", win: "closed", hand, joker_discard: double ? "true" : "false" });
+    try {
+      const r = await fetch(`/api/tally/points?${q}`);
+      const d = await r.json();
+      const c = d.closed;
+      if (ask !== closedAsk || !r.ok || !c) return;
+      const jokers = c.jokers ? ` with ${c.jokers} joker${c.jokers === 1 ? "" : "s"}` : "";
+      closedWords = c.problem ? `went out closed: ${c.problem}` : `went out closed: ${c.name}${jokers}, ` +
+        `${c.points} points → scores ${signed(c.winner_score)}${double ? " (doubled by the joker discard)" : ""}`;
+      winnerLine(state.game || {});
+    } catch (err) { offline(true); }
+  }, 150);
+}
 
 // points preview: the server scores the typed rack with the game's rules
 const pointTimers = {};
@@ -491,7 +585,11 @@ function points(input) {
     const box = document.querySelector(`#tally-rows input[data-melded="${CSS.escape(name)}"]`);
     if (box) q.set("melded", box.checked ? "true" : "false");
     const g = state.game || {};
-    if (g.game === "international") { q.set("win", $("win").value); q.set("joker_discard", $("joker-discard").checked ? "true" : "false"); }
+    if (g.game === "international") {
+      q.set("win", $("win").value);
+      q.set("joker_discard", $("joker-discard").checked ? "true" : "false");
+      if ($("win").value === "closed" && $("closed-hand").value.trim()) q.set("hand", $("closed-hand").value);
+    }
     try {
       const r = await fetch(`/api/tally/points?${q}`);
       const d = await r.json();
@@ -615,7 +713,7 @@ async function press(action, target) {
     case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn });
     case "read-rack": {
       $("tally-error").hidden = true;
-      const r = await post("/api/tally/read", { player: target.dataset.player });
+      const r = await post("/api/tally/read", { player: target.dataset.player, ...turn });
       if (r) {
         delete tallyDraft[target.dataset.player];
         const input = document.querySelector(`#tally-rows textarea[data-player="${CSS.escape(target.dataset.player)}"]`);
@@ -624,14 +722,13 @@ async function press(action, target) {
       return r;
     }
     case "confirm-tally": {
+      await Promise.all([...tallySaves]);  // a rack typed just before the press is saved first
       $("tally-error").hidden = true;
+      // the server scores the racks entered (from any phone); only what is typed here and not saved
+      // yet goes with the press (a blank box: "not given", it leaves what was entered)
       const racks = {};
-      // a blank box is "not given" (null), never an empty rack
-      document.querySelectorAll("#tally-rows textarea").forEach((i) => { racks[i.dataset.player] = i.value.trim() || null; });
-      const payload = { racks };
-      const melded = {};
-      document.querySelectorAll("#tally-rows input[data-melded]").forEach((b) => { melded[b.dataset.melded] = b.checked; });
-      if (Object.keys(melded).length) payload.melded = melded;
+      for (const [name, text] of Object.entries(tallyDraft)) racks[name] = text.trim() || null;
+      const payload = { racks, ...turn };
       if (g.game === "international" && g.tally && g.tally.winner) {
         // a joker typed as the final discard doubles the hand by itself; the box says so when it was not typed
         const extra = { win: $("win").value };
@@ -694,9 +791,11 @@ $("unseen-tiles").addEventListener("input", () => {
   if (named) $("unseen-count").value = String(named);
 });
 
-// the International win and the joker discard change what the hand scores: preview it again
-for (const id of ["win", "joker-discard"]) $(id).addEventListener("change", () => {
+// the International win, the closed hand and the joker discard change what the hand scores: preview it again
+const intlInputs = [["win", "change"], ["joker-discard", "change"], ["closed-hand", "input"]];
+for (const [id, event] of intlInputs) $(id).addEventListener(event, () => {
   document.querySelectorAll("#tally-rows textarea").forEach(points);
+  closedPreview();
   winnerLine(state.game || {});
 });
 
