@@ -479,7 +479,8 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"], "rules": "israeli", "options": {"turn_time_limit": 60}})
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
     page.goto(url + "/")
-    assert page.locator("#turn-info").inner_text().startswith("Israeli · hand 1")  # 10
+    # 10; the Israeli rules play four rounds (000_*), so the header says where in them the game is
+    assert page.locator("#turn-info").inner_text().startswith("Israeli · round 1 of 4 · hand 1 of 3")
     page.click("text=Drew from the pool")
     page.locator("#discard-field").wait_for()
     page.fill("#discard", "K1")
@@ -582,3 +583,29 @@ def test_finish_the_game_on_a_phone(browser, server, tmp_path):
     page.wait_for_url(url + "/new")
     assert page.input_value("textarea[name=players]") == "Ann\nBen\nCid"
     assert "finished: Ann wins" in page.locator("#games").inner_text()
+
+
+def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp_path):
+    """One round of two players: the second hand confirmed on the page ends the game with its standings;
+    the game over card can take that hand back, and the game goes on from its count."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "options": {"rounds": 1}})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    call(port, "/api/tally/confirm", {"racks": {"Ben": "R5 K7"}})  # Ann +12
+    call(port, "/api/hand/start", {})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ben"})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    page.locator("#tally").wait_for()
+    assert "round 1 of 1 · hand 2 of 2 · last hand" in page.locator("#turn-info").inner_text()
+    page.fill("#tally-rows textarea[data-player=Ann]", "K1")
+    page.click("[data-action=confirm-tally]")
+    page.locator("#finished").wait_for()
+    assert page.locator("#finished-result").inner_text() == "Ann wins"
+    assert page.locator("#turn-info").inner_text() == "Sabra · finished after 2 hands · 1 round agreed"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-rounds-finished.png")
+    page.click("#finished-undo")
+    page.locator("#tally").wait_for()
+    assert page.locator("#finished").is_hidden() and call(port, "/api/state")["game"]["status"] == "tally"
