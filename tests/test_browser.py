@@ -356,6 +356,24 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert page.locator("#clock").inner_text() == "1:30"  # the settings just made
+    # a rulebook picked on New game keeps the clock set on Settings (it used to start from the book's 60 s)
+    page.goto(url + "/new")
+    assert page.input_value("#opt-turn_time_limit") == "90" and page.input_value("#opt-rounds") == ""
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.select_option("select[name=rules]", "sabra")
+    page.fill("#opt-rounds", "2")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    page.locator("#turn-info", has_text="round 1 of 2").wait_for()
+    assert page.locator("#clock").inner_text() == "1:30"
+    assert page.locator("#turn-info").inner_text() == "Sabra · round 1 of 2 · hand 1 of 2 · turn 1"
+    # what is changed on the form wins
+    page.goto(url + "/new")
+    assert page.input_value("#opt-rounds") == "2"  # the last game's rules are the rules for the next
+    page.fill("#opt-turn_time_limit", "45")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    assert page.locator("#clock").inner_text() == "0:45"
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):

@@ -1,10 +1,12 @@
-"""The length of a game on the page (game.length in /api/state) and the game finishing itself after its
-agreed last hand.
+"""The length of a game on the page (game.length in /api/state), the game finishing itself after its agreed
+last hand, and the New game form starting from the rules chosen in Settings.
 
 The Flask test client with a fake live table and a fake clock, as in test_webui_finish.py.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -83,3 +85,20 @@ def test_a_length_changed_in_settings_counts_at_once(client):
     assert res.status_code == 400 and "target_score" in res.get_json()["message"] \
         and "200" in res.get_json()["message"]
 
+
+def test_the_new_game_form_starts_from_the_settings(client):
+    """The clock set in Settings was lost as soon as a rulebook was picked on the New game form: the form
+    did not show the clock, and a rulebook started from its own (Sabra: 60 s).  The form now shows the
+    clock and the length as set in Settings and sends them as shown."""
+    assert client.post("/api/settings", json={"options": {"turn_time_limit": 90, "rounds": 3}}).status_code == 200
+    page = client.get("/new").get_data(as_text=True)
+    for name, value in (("turn_time_limit", "90"), ("rounds", "3"), ("target_score", "")):
+        field = re.search(rf'<input id="opt-{name}" name="{name}" data-type="int\|None"[^>]*>', page)
+        assert field and f'value="{value}"' in field.group(0), name
+    # what the form sends for "Sabra" picked, clock and length as shown: the Settings' clock stays
+    s = start(client, rules="sabra", options={"turn_time_limit": 90, "rounds": 3, "target_score": None})
+    assert s["clock"]["limit"] == 90 and s["game"]["length"]["rounds"] == 3 and s["options"]["initial_meld"] == 30
+    # what the user changes on the form wins, and becomes the rules for later games too
+    s = start(client, players=("Cid", "Dan"), options={"turn_time_limit": 45, "rounds": None, "target_score": None})
+    assert s["clock"]["limit"] == 45 and s["game"]["length"]["rounds"] is None
+    assert 'value="45"' in client.get("/new").get_data(as_text=True)
