@@ -1,5 +1,6 @@
 """Pure transitions at the end of a hand: "Rummikub!", the pool running out, the rack
-tally, scoring, undoing the last scored hand, dealing the next one, finishing the game.
+tally, scoring, undoing the last scored hand, dealing the next one, finishing the game (by the
+players, or by itself when the hand scored ends the agreed length).
 
 "Rummikub!" ends the caller's turn, so it is judged as ending a turn is, and
 logged.  Only the player who went out has an empty rack; every other rack must
@@ -19,6 +20,7 @@ from rules.game_state import (
     Verdict,
     table_of, tiles_added,
 )
+from rules.game_length import over
 from rules.game_turns import check_rack, deal, ending_checks, judge, open_turn, require
 from rules.options import RuleOptions
 from rules.scoring import HandResult, ScoreSheet, rack_value, score_hand
@@ -252,7 +254,8 @@ def _missing(game: Game) -> list[str]:
 
 def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] | None] | None = None,
                   *, melded: Mapping[str, bool] | None = None, **extra: Any) -> Game:
-    """The players agree on every rack: score the hand and deal the next one (it waits for its start).
+    """The players agree on every rack: score the hand and deal the next one (it waits for its start),
+    or, when that hand ends the agreed length (``rules.game_length``), finish the game.
 
     The racks are those entered in the tally (:func:`set_tally_rack`, :func:`read_rack`).
     A rack given in ``racks`` replaces the entered one (it is what the confirming
@@ -291,7 +294,10 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
                         racks=tuple(tuple(r) for r in tally.racks),
                         scores=tuple(int(result.scores.get(n, 0)) for n in names), method=result.method)
     agreed = replace(game, undo=None)
-    return replace(new_hand(replace(game, hands=game.hands + (scored,)), now), undo=agreed)
+    nxt = new_hand(replace(game, hands=game.hands + (scored,)), now)
+    if over(nxt):  # the agreed last hand, or the target reached: as "Finish the game" now, but undoable
+        nxt = finish_game(nxt, now)
+    return replace(nxt, undo=agreed)
 
 
 def new_hand(game: Game, now: float) -> Game:
@@ -317,11 +323,14 @@ def new_hand(game: Game, now: float) -> Game:
 
 
 def undo_last_hand(game: Game, now: float) -> Game:
-    """Take back the last scored hand: its tally opens again as the players left it."""
+    """Take back the last scored hand: its tally opens again as the players left it.  A game that ended
+    by itself with that hand (its agreed length) goes on again; one the players finished does not."""
+    if game is None:
+        raise GameError("no game yet: start one first")
     if game.undo is None:
+        if game.status is Status.FINISHED:
+            raise GameError("the game is finished: start a new one")
         raise GameError("there is no scored hand to take back (only until the next hand's first turn ends)")
-    if game.status is Status.FINISHED:
-        raise GameError("the game is finished")
     back = game.undo
     return replace(back, turn=replace(back.turn, clock=back.turn.clock.pause(now)))
 
@@ -339,7 +348,8 @@ def finish_game(game: Game, now: float) -> Game:
     of games/rounds they agreed to play"; the winner is the sheet's, e.g. most games won).
 
     Between hands or during one (that hand is not scored); a tally being counted
-    must be confirmed or cancelled first.  Nothing can be played or taken back after.
+    must be confirmed or cancelled first.  Nothing can be played or taken back after (unlike the
+    game's end by its agreed length, whose last hand :func:`confirm_tally` leaves undoable).
     """
     if game is None:
         raise GameError("no game yet: start one first")

@@ -15,6 +15,7 @@ from typing import Iterable
 
 from rules.game_clock import TurnClock
 from rules.game_deal import NOT_STARTED
+from rules.game_length import with_length
 from rules.game_state import (
     RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
     Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, tiles_added,
@@ -452,7 +453,8 @@ def same_scoring(a: RuleOptions, b: RuleOptions) -> bool:
 
 
 def change_rules(game: Game, options: RuleOptions) -> Game:
-    """New rules for a game in progress: they apply from the next hand.
+    """New rules for a game in progress: they apply from the next hand, except its length, which counts
+    at once (it decides only whether another hand is dealt; see :mod:`rules.game_length`).
 
     The scoring method is the game's for good: the score sheet totals and ranks
     every hand by one method (Israeli final scores over hands scored the Sabra
@@ -464,4 +466,5 @@ def change_rules(game: Game, options: RuleOptions) -> Game:
     if not same_scoring(options, game.options):
         raise GameError(f"this game is scored by {game.options.scoring} scoring; a game keeps its scoring "
                         f"method on every hand, so {options.scoring} scoring needs a new game")
+    game = with_length(game, options)
     return replace(game, pending=None if options == game.options else options)

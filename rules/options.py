@@ -47,10 +47,16 @@ class RuleOptions:
     two_jokers_in_set: bool = True
     trump_bonus: int = 0
     pool_empty_winner: str = "lowest_value"
+    rounds: int | None = None
+    target_score: int | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
             _check(f.name, getattr(self, f.name))
+        if self.target_score is not None and self.scoring_method.final_scores:
+            raise ValueError(f"bad value {self.target_score!r} for rule option target_score with {self.scoring} "
+                             "scoring: minus scores are ranked only once the game is over (000_*), so no total "
+                             "marks its end; set rounds instead, or null")
 
     @property
     def box(self) -> TileSet:
@@ -258,6 +264,19 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
                "002_*: 'the player with the fewest tiles in their rack is the winner. Scoring is carried out "
                "in the normal manner'",
     ),
+    "rounds": dict(
+        summary="how long a game is: this many rounds of one hand per player, after which the game ends "
+                "by itself; null: open-ended, until the players finish it",
+        type="int|None", values=None, range=(1, 100),
+        source="004_* leaflet: 'with four players a round is made up of four games', 'the players can "
+               "determine the numbers of rounds' (none given: open-ended); 000_* Israeli: 'A normal game "
+               "consists of four rounds (16 hands) for four players, and five rounds (20 hands) for five'",
+    ),
+    "target_score": dict(
+        summary="a scored hand leaving a player's total at or above this ends the game; null: none (Israeli: none)",
+        type="int|None", values=None, range=(1, 100000),
+        source="003_*: 'determine how many total points to reach to signify the end of the game'",
+    ),
 }
 
 _SABRA = RuleOptions()
@@ -273,8 +292,9 @@ VARIANTS: dict[str, RuleOptions] = {
     "sabra": _SABRA,
     "american": _AMERICAN,
     "international": _INTERNATIONAL,
-    # Israeli minus scoring (000_*) is played with the Open-Rummy game of the American family
-    "israeli": replace(_AMERICAN, scoring="israeli"),
+    # Israeli minus scoring (000_*) is played with the Open-Rummy game of the American family;
+    # "A normal game consists of four rounds" (five for five players: rounds=5)
+    "israeli": replace(_AMERICAN, scoring="israeli", rounds=4),
     # documented editions and house rules (004_* 'Variations')
     "official_book": replace(
         _SABRA, retrieved_joker="new_set", manipulate_joker_sets=False,

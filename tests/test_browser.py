@@ -357,6 +357,24 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert page.locator("#clock").inner_text() == "1:30"  # the settings just made
+    # a rulebook picked on New game keeps the clock set on Settings (it used to start from the book's 60 s)
+    page.goto(url + "/new")
+    assert page.input_value("#opt-turn_time_limit") == "90" and page.input_value("#opt-rounds") == ""
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.select_option("select[name=rules]", "sabra")
+    page.fill("#opt-rounds", "2")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    page.locator("#turn-info", has_text="round 1 of 2").wait_for()
+    assert page.locator("#clock").inner_text() == "1:30"
+    assert page.locator("#turn-info").inner_text() == "Sabra · round 1 of 2 · hand 1 of 2 · turn 1"
+    # what is changed on the form wins
+    page.goto(url + "/new")
+    assert page.input_value("#opt-rounds") == "2"  # the last game's rules are the rules for the next
+    page.fill("#opt-turn_time_limit", "45")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    assert page.locator("#clock").inner_text() == "0:45"
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
@@ -480,7 +498,8 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"], "rules": "israeli", "options": {"turn_time_limit": 60}})
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
     page.goto(url + "/")
-    assert page.locator("#turn-info").inner_text().startswith("Israeli · hand 1")  # 10
+    # 10; the Israeli rules play four rounds (000_*), so the header says where in them the game is
+    assert page.locator("#turn-info").inner_text().startswith("Israeli · round 1 of 4 · hand 1 of 3")
     page.click("text=Drew from the pool")
     page.locator("#discard-field").wait_for()
     page.fill("#discard", "K1")
@@ -780,3 +799,29 @@ def test_an_international_closed_win_shows_its_value_before_confirm(browser, ser
     page.click("text=Confirm and score")
     page.locator("#dealing").wait_for()
     assert "hand 1 scored: Ann +4800, Ben -4800" in page.locator("#last-turn-text").inner_text()
+
+
+def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp_path):
+    """One round of two players: the second hand confirmed on the page ends the game with its standings;
+    the game over card can take that hand back, and the game goes on from its count."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "options": {"rounds": 1}})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    call(port, "/api/tally/confirm", {"racks": {"Ben": "R5 K7"}})  # Ann +12
+    call(port, "/api/hand/start", {})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ben"})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    page.locator("#tally").wait_for()
+    assert "round 1 of 1 · hand 2 of 2 · last hand" in page.locator("#turn-info").inner_text()
+    page.fill("#tally-rows textarea[data-player=Ann]", "K1")
+    page.click("[data-action=confirm-tally]")
+    page.locator("#finished").wait_for()
+    assert page.locator("#finished-result").inner_text() == "Ann wins"
+    assert page.locator("#turn-info").inner_text() == "Sabra · finished after 2 hands · 1 round agreed"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-rounds-finished.png")
+    page.click("#finished-undo")
+    page.locator("#tally").wait_for()
+    assert page.locator("#finished").is_hidden() and call(port, "/api/state")["game"]["status"] == "tally"

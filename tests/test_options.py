@@ -36,6 +36,11 @@ from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
         ("pressman_1980", "group_joker_needs_both_colors", True, "004_* Variations: Pressman 1980"),
         ("xp", "tile_set", "xp", "004_* Contents: Rummikub XP for 5-6 players"),
         ("israeli", "scoring", "israeli", "000_* Israeli minus scoring"),
+        ("sabra", "rounds", None, "004_* leaflet: the players can determine the numbers of rounds"),
+        ("american", "rounds", None, "004_* American: no length given"),
+        ("international", "rounds", None, "004_* International: no length given"),
+        ("israeli", "rounds", 4, "000_* A normal game consists of four rounds"),
+        ("sabra", "target_score", None, "003_*: a target is agreed before playing, none by default"),
     ],
 )
 def test_defaults_come_from_the_seed_texts(game, option, value, source):
@@ -70,6 +75,10 @@ def test_find_variant_overrides_and_spelling():
         ({"turn_time_limit": 0}, "turn_time_limit"),
         ({"tile_set": "mini"}, "tile_set"),
         ({"speed": 3}, "speed"),
+        ({"rounds": 0}, "bad value 0 for rule option rounds"),
+        ({"rounds": "4"}, "bad value '4' for rule option rounds"),
+        ({"target_score": True}, "bad value True for rule option target_score"),
+        ({"variant": "israeli", "target_score": 200}, "bad value 200 for rule option target_score with israeli"),
     ],
 )
 def test_from_dict_names_bad_keys_and_values(bad, name):
@@ -141,6 +150,8 @@ def test_every_judgement_needs_the_rules_in_force(name):
     ("turn_time_limit", 5, 3600),
     ("unfinished_turn_penalty", 0, 10),
     ("trump_bonus", 0, 500),
+    ("rounds", 1, 100),
+    ("target_score", 1, 100000),
 ])
 def test_every_number_option_has_a_range_named_in_its_refusal(name, low, high):
     sabra = find_variant("sabra")
@@ -149,3 +160,15 @@ def test_every_number_option_has_a_range_named_in_its_refusal(name, low, high):
     for bad in (low - 1, high + 1, 10**30):
         with pytest.raises(ValueError, match=f"{name}.*from {low} to {high}"):
             sabra.replace(**{name: bad})
+
+
+def test_game_length_on_the_command_line():
+    """``--option rounds=4`` plays four rounds; ``off`` (or none, null) leaves the game open-ended."""
+    from rules.options import parse_override
+
+    assert parse_override("rounds=4") == ("rounds", 4)
+    assert parse_override("rounds=off") == ("rounds", None) == parse_override("rounds=null")
+    assert parse_override("target-score=250") == ("target_score", 250)
+    assert find_variant("israeli", **dict([parse_override("rounds=5")])).rounds == 5
+    with pytest.raises(ValueError, match="rule option rounds is a whole number, not 'all'"):
+        parse_override("rounds=all")

@@ -50,8 +50,11 @@ WORDS: dict[str, tuple[str, dict]] = {
     "trump_bonus": ("International: points for holding the trump's twin (0: none)", {}),
     "pool_empty_winner": ("Pool used up, nobody out: who wins", {"lowest_value": "the lowest rack value",
                                                                   "fewest_tiles": "the fewest tiles"}),
+    "rounds": ("Rounds in a game, one hand each (empty: until you press Finish)", {}),
+    "target_score": ("Points that end the game (empty: none)", {}),
 }
-MAIN = ("game", "manipulation", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring")
+MAIN = ("game", "manipulation", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring", "rounds",
+        "target_score")
 
 
 def option_fields(options: RuleOptions) -> list[dict]:

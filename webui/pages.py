@@ -13,6 +13,7 @@ from webui.labels import RULEBOOKS, option_fields
 from webui.views import rules_name, rules_words
 
 bp = Blueprint("pages", __name__)
+NEW_GAME_FIELDS = ("turn_time_limit", "rounds", "target_score")  # the options the New game form shows
 
 
 def companion():
@@ -48,8 +49,10 @@ def new_game():
     c = companion()
     s = c.session
     names = list(s.game.names) if s.game else c.demo_players
+    # the table's own choices, filled in from Settings: a rulebook picked on the form keeps them
+    fields = [f for f in option_fields(s.options) if f["name"] in NEW_GAME_FIELDS]
     return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
-                           current=rules_words(s.options), players=names, games=s.games())
+                           current=rules_words(s.options), players=names, games=s.games(), fields=fields)
 
 
 @bp.get("/settings")

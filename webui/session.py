@@ -564,9 +564,10 @@ class GameSession:
             self._commit(cancel_tally(self._counting(), self.now()))
 
     def undo_hand(self) -> None:
-        """Take back the last scored hand: its tally opens again."""
+        """Take back the last scored hand: its tally opens again, also when that hand ended the game by
+        its agreed length (a game the players finished stays finished)."""
         with self._lock:
-            self._commit(undo_last_hand(self._playing(), self.now()), hands=True)
+            self._commit(undo_last_hand(self.game, self.now()), hands=True)
 
     def finish_game(self) -> None:
         """The players stop ("Finish the game"): the sheet is final, its winner the game's

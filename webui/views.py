@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable
 
+from rules.game_length import standing
 from rules.game_state import Action, Game, LastTurn, Status, Step, Verdict
 from rules.options import RuleOptions
 from rules.problems import CODES, Problem
@@ -150,6 +151,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             # the players' "has melded" corrections (null: as players[].has_melded says)
             "melded": {s.name: (tally.melded[i] if tally.melded else None) for i, s in enumerate(game.seats)}},
         "can_undo_hand": game.undo is not None,
+        "length": length_json(game),
         # once finished: the game's winner by its own winning rule (None for a tie or no hand scored)
         "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,
         "pending": None if game.pending is None else rules_words(game.pending),
@@ -165,6 +167,28 @@ def last_verdict(last: LastTurn) -> dict | None:
     if out is not None and last.action == Action.UNCHECKED.value:
         out["word"] = "NOT CHECKED"
     return out
+
+
+def length_json(game: Game) -> dict:
+    """Where the game stands in its agreed length (``rules.game_length``), with ``words`` for the page's
+    header: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"; once finished, the length agreed."""
+    w = standing(game)
+    finished = game.status is Status.FINISHED
+    rounds = None if w.rounds is None else f"{w.rounds} round{'' if w.rounds == 1 else 's'}"
+    if rounds is None:
+        words = [] if finished else [f"hand {w.hand}"]
+    elif finished:
+        words = [f"{rounds} agreed"]
+    elif w.hand > w.hands:  # the length was shortened meanwhile: this hand still finishes
+        words = [f"hand {w.hand}, past the {rounds} agreed: the game ends when it is scored"]
+    else:
+        words = [f"round {w.round} of {w.rounds} · hand {w.hand_in_round} of {w.per_round}"
+                 + (" · last hand" if w.last else "")]
+    if w.target is not None:
+        words.append(f"first to {w.target}")
+    return {"rounds": w.rounds, "target": w.target, "round": w.round, "hand_in_round": w.hand_in_round,
+            "hands_per_round": w.per_round, "hands": w.hands, "last_hand": w.last and not finished,
+            "words": " · ".join(words)}
 
 
 def rules_words(o: RuleOptions) -> str:

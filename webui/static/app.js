@@ -190,9 +190,11 @@ function render(s) {
   $("who-label").textContent = finished ? "Game over" : "Now playing";
   $("current-player").textContent = !finished ? g.current || "—" :
     g.winner ? `${g.winner} wins` : scored ? "A tie" : "No winner";
+  // where the game stands in its agreed length: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"
+  const length = g.length ? g.length.words : `hand ${g.hand}`;
   $("turn-info").textContent = g.status === "none" || !g.status ? "" : finished ?
-    `${g.game_name} · finished after ${scored} hand${scored === 1 ? "" : "s"}` :
-    `${g.game_name} · hand ${g.hand} · turn ${g.turn.number}` +
+    `${g.game_name} · finished after ${scored} hand${scored === 1 ? "" : "s"}` + (length ? ` · ${length}` : "") :
+    `${g.game_name} · ${length} · turn ${g.turn.number}` +
     (g.turn.phase !== "play" ? ` · ${g.turn.phase_words}` : "") + (g.trump ? ` · trump ${g.trump}` : "") +
     (g.pending ? ` · next hand: ${g.pending}` : "");
   $("storage-banner").hidden = !g.storage_error;
@@ -609,6 +611,8 @@ function renderFinished(s) {
   const done = (s.game || {}).status === "finished" && !!s.scores;
   $("finished").hidden = !done;
   if (!done) return;
+  // a game that ended by itself with its agreed last hand: that hand can still be taken back
+  $("finished-undo").hidden = !s.game.can_undo_hand;
   const sheet = s.scores;
   const israeli = !!sheet.final;
   $("finished-result").textContent = sheet.result;

@@ -19,10 +19,12 @@ function formBody(form) {
     else data[input.name] = input.value;
   }
   if (form.id === "new-game") {
-    const body = { players: data.players.split(/[\n,]/).map((n) => n.trim()).filter(Boolean),
-                   first: Number(data.first || 0) };
-    if (data.rules) body.rules = data.rules;
-    if (data.trump.trim()) body.trump = data.trump.trim();
+    // the clock and the length, filled in from Settings, are sent as shown: a rulebook picked here keeps them
+    const { players, first, rules, trump, ...options } = data;
+    const body = { players: players.split(/[\n,]/).map((n) => n.trim()).filter(Boolean),
+                   first: Number(first || 0), options };
+    if (rules) body.rules = rules;
+    if (trump.trim()) body.trump = trump.trim();
     return body;
   }
   if (form.id === "variant-form") return { rules: data.rules };
@@ -54,6 +56,8 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
   });
   window.addEventListener("pageshow", (e) => {  // back to this page from the browser's cache: usable again
     if (!e.persisted) return;
+    // a New game form kept from before holds the Settings of then: fill it in again from the rules now
+    if (form.id === "new-game") { window.location.reload(); return; }
     delete form.dataset.leaving;
     sending = false;
     buttons().forEach((b) => { b.disabled = false; });
