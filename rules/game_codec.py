@@ -39,11 +39,15 @@ def _tile_back(code) -> Tile | None:
     return None if code is None else Tile.parse(code)
 
 
+def _flag_back(value) -> bool | None:
+    return None if value is None else bool(value)
+
+
 def _melded_back(items, seats: int) -> tuple[bool | None, ...]:
     """The tally's "has melded" corrections; a game stored before they were kept has none."""
     if items is None:
         return tuple(None for _ in range(seats))
-    return tuple(None if m is None else bool(m) for m in items)
+    return tuple(_flag_back(m) for m in items)
 
 
 def _verdict(v: Verdict | None) -> dict | None:
@@ -104,7 +108,8 @@ def to_dict(game: Game) -> dict[str, Any]:
             "winner": game.tally.winner, "pool_empty": game.tally.pool_empty, "table": _table(game.tally.table),
             "racks": [_tiles(r) for r in game.tally.racks], "read": list(game.tally.read),
             "discard": game.tally.discard.code if game.tally.discard else None,
-            "trump_drawn": game.tally.trump_drawn, "melded": list(game.tally.melded)},
+            "trump_drawn": game.tally.trump_drawn, "melded": list(game.tally.melded),
+            "win": game.tally.win, "hand": _tiles(game.tally.hand), "joker_discard": game.tally.joker_discard},
         "hands": [{"number": h.number, "winner": h.winner, "pool_empty": h.pool_empty,
                    "racks": [_tiles(r) for r in h.racks], "scores": list(h.scores), "method": h.method}
                   for h in game.hands],
@@ -152,7 +157,10 @@ def from_dict(d: dict[str, Any]) -> Game:
                                                    read=tuple(bool(x) for x in tally["read"]),
                                                    discard=_tile_back(tally.get("discard")),
                                                    trump_drawn=bool(tally.get("trump_drawn", False)),
-                                                   melded=_melded_back(tally.get("melded"), len(tally["racks"]))),
+                                                   melded=_melded_back(tally.get("melded"), len(tally["racks"])),
+                                                   # a game stored before the win was kept: none entered
+                                                   win=tally.get("win"), hand=_tiles_back(tally.get("hand")),
+                                                   joker_discard=_flag_back(tally.get("joker_discard"))),
             hands=tuple(ScoredHand(number=int(h["number"]), winner=h["winner"], pool_empty=bool(h["pool_empty"]),
                                    racks=tuple(_tiles_back(r) for r in h["racks"]),
                                    scores=tuple(int(x) for x in h["scores"]), method=h["method"])

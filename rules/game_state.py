@@ -181,6 +181,10 @@ class Tally:
     # per seat: has the player made the first meld, as the players corrected it (the camera may have missed
     # a meld); None: as the game knows it.  Kept with the racks so every phone at the table sees it
     melded: tuple[bool | None, ...] = ()
+    # International, the win as the players entered it, kept here for the same reason: any phone confirms
+    win: str | None = None  # "open", "foot" or "closed"; None: not said (an Open win)
+    hand: tuple[Tile, ...] | None = None  # a Closed win's 14 tiles
+    joker_discard: bool | None = None  # the final discard was a joker (doubles); None: as ``discard`` says
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from rules.game_state import (
 from rules.game_length import over
 from rules.game_turns import check_rack, deal, ending_checks, judge, open_turn, require
 from rules.options import RuleOptions
-from rules.scoring import HandResult, ScoreSheet, rack_value, score_hand
+from rules.scoring import WINS, HandResult, ScoreSheet, rack_value, score_hand
 from rules.tiles import RuleError, Tile
 
 
@@ -166,6 +166,59 @@ def has_melded(game: Game, name: str) -> bool:
     return game.seats[i].has_melded if corrected is None else corrected
 
 
+WIN_DETAILS = ("win", "hand", "joker_discard")
+
+
+def set_tally_win(game: Game, **details: Any) -> Game:
+    """International: how the winner went out, as the players enter it: ``win`` ("open", "foot" or
+    "closed"; None: not said, an Open win), ``hand`` (a Closed win's 14 tiles; None or empty: not given)
+    and/or ``joker_discard`` (the final discard was a joker, doubling the hand; None: as the discard
+    recorded with "Rummikub!" says).
+
+    Kept in the tally, as its racks are, so that the phone that confirms scores the win another phone
+    entered.  A hand is refused in words unless its 14 tiles, which the box can hold, make one of the
+    40 types (as :func:`closed_preview` judges it); with the others' racks it is checked at the confirm,
+    as the racks are with each other.
+    """
+    require(game, Status.TALLY)
+    tally = game.tally
+    unknown = sorted(set(details) - set(WIN_DETAILS))
+    if unknown:
+        raise GameError(f"unknown win detail(s): {', '.join(unknown)} (say win, hand or joker_discard)")
+    if not game.options.scoring_method.hand_details:
+        raise GameError("the kind of win (open, foot or closed) is entered only in the International game")
+    if tally.winner is None:
+        raise GameError("nobody went out (the pool ran out), so there is no win to enter")
+    win = details.get("win", tally.win)
+    if win is not None and win not in WINS:
+        raise GameError(f"unknown win {win!r} (open, foot or closed)")
+    hand = details.get("hand", tally.hand)
+    if hand is not None:
+        if not isinstance(hand, (tuple, list)) or not all(isinstance(t, Tile) for t in hand):
+            raise GameError(f"the closed hand: give its 14 tiles, not {hand!r}")
+        hand = tuple(hand) or None
+        if hand is not None:
+            closed_preview(game, hand, False)  # refused in its words when it scores nothing
+    joker = details.get("joker_discard", tally.joker_discard)
+    if joker is not None and not isinstance(joker, bool):
+        raise GameError(f"was the final discard a joker? say true or false, not {joker!r}")
+    return replace(game, tally=replace(tally, win=win, hand=hand, joker_discard=joker))
+
+
+def win_entered(game: Game) -> dict[str, Any]:
+    """International, the win as the count holds it (:func:`set_tally_win`): ``win`` (Open unless the
+    players said otherwise), ``hand`` (None: not given) and ``joker_discard`` (the players' say, else
+    whether the final discard recorded was a joker); {} where there is no win to describe (another
+    game, or the pool ran out), so that every phone and the confirm read the same win."""
+    tally = game.tally
+    if tally is None or tally.winner is None or not game.options.scoring_method.hand_details:
+        return {}
+    joker = tally.joker_discard
+    if joker is None:
+        joker = tally.discard is not None and tally.discard.is_joker
+    return {"win": tally.win or "open", "hand": tally.hand, "joker_discard": joker}
+
+
 def tally_points(rack, options: RuleOptions) -> int:
     """The tally's preview of what a typed rack costs; a rack the box cannot hold (``R5 J J J``
     from the 106-tile box) is refused as the confirm refuses it.  (``rack_value`` itself stays
@@ -173,11 +226,17 @@ def tally_points(rack, options: RuleOptions) -> int:
     return rack_value(check_rack(rack, options), options)
 
 
-def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joker_discard: bool,
-                  hand=None) -> int | None:
+def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None = None,
+                  joker_discard: bool | None = None, hand=None) -> int | None:
     """The tally's preview of the score ``name`` enters with ``tiles`` left, as a player who did not
     go out and has ``melded`` or not, by the game's own scoring (``score_hand``); None when it
-    depends on more than this rack (a Closed win's ``hand``, the winner's 14 tiles, not given)."""
+    depends on more than this rack (a Closed win's ``hand``, the winner's 14 tiles, not given: an
+    empty one).  ``win``, ``joker_discard`` and ``hand`` left None are the count's (:func:`win_entered`),
+    so every phone previews the win another phone entered."""
+    entered = win_entered(g)
+    win = win or entered.get("win")
+    joker_discard = entered.get("joker_discard", False) if joker_discard is None else joker_discard
+    hand = entered.get("hand") if hand is None else hand
     o = g.options
     winner = g.tally.winner
     if winner == name:
@@ -187,7 +246,7 @@ def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joke
     extra: dict = {}
     if o.scoring_method.hand_details:  # International
         if win == "closed" and not melded:
-            if hand is None:
+            if not hand:
                 return None  # pays the closed hand's points
             extra = {"win": "closed", "hand": list(hand), "joker_discard": joker_discard}
         else:
@@ -201,14 +260,20 @@ def loser_preview(g: Game, name: str, tiles, melded: bool, win: str | None, joke
     return int(result.scores[name])
 
 
-def closed_preview(g: Game, hand, joker_discard: bool) -> dict[str, Any]:
+def closed_preview(g: Game, hand=None, joker_discard: bool | None = None) -> dict[str, Any]:
     """International, a Closed win, before Confirm: the best of the 40 types the winner's 14 tiles make
     (``type``, ``name``, ``jokers``, ``points``) and what the winner scores (``winner_score``), by the
     confirm's own scoring, so the players see the hand's value before they agree it.  A hand that is
-    not 14 tiles, holds more than the box, or makes none of the types is refused in words."""
+    not 14 tiles, holds more than the box, or makes none of the types is refused in words.  ``hand``
+    and ``joker_discard`` left None are the count's (:func:`win_entered`)."""
     tally = g.tally
     if not g.options.scoring_method.hand_details or tally is None or tally.winner is None:
         raise GameError("only the player who went out in an International game can win closed")
+    entered = win_entered(g)
+    hand = entered["hand"] if hand is None else hand
+    joker_discard = entered["joker_discard"] if joker_discard is None else joker_discard
+    if hand is None:
+        raise GameError("the closed hand: not given yet (the winner's 14 tiles)")
     try:
         result = score_hand({n: [] for n in g.names}, options=g.options, winner=tally.winner, win="closed",
                             hand=list(hand), joker_discard=joker_discard)
@@ -233,19 +298,33 @@ def _melded(game: Game, override: Mapping[str, bool] | None) -> dict[str, bool]:
     return melded
 
 
-def _final_discard(game: Game, extra: dict[str, Any]) -> None:
-    """The winner's final discard and draw, as the rules of the game read them (004_* International):
-    a joker discarded doubles the hand; the trump may not be the final draw of an Open win."""
-    tally = game.tally
-    if not game.options.scoring_method.hand_details:
-        return
-    if tally.discard is not None:
-        extra.setdefault("joker_discard", tally.discard.is_joker)
-    closed = extra.get("hand") is not None or extra.get("hand_type") is not None
-    win = extra.get("win") or ("closed" if closed else "open")
-    if tally.trump_drawn and win == "open" and game.options.game == "international":
+def _win(game: Game, extra: dict[str, Any]) -> Game:
+    """International: the win scored is the one entered in the count (:func:`win_entered`).  A ``win``,
+    ``hand`` or ``joker_discard`` given in ``extra`` (the confirming players', or an older client's)
+    replaces the entered one and is entered in the count, as a rack given to the confirm is, so that
+    taking the hand back shows what was scored; one that is None there (an empty hand) leaves the
+    entered one.  A hand or ``hand_type`` given without a win is a Closed win.  The trump may not be the
+    final draw of an Open win (004_* International).  ``extra`` is completed in place for the scoring."""
+    if not win_entered(game):
+        return game  # another game, or nobody went out: score_hand judges any detail given
+    given = {k: extra.pop(k) for k in WIN_DETAILS if k in extra}
+    given = {k: v for k, v in given.items() if v is not None and not (k == "hand" and not v)}
+    if ("hand" in given or extra.get("hand_type") is not None) and "win" not in given:
+        given["win"] = "closed"
+    game = set_tally_win(game, **given) if given else game
+    details = win_entered(game)
+    typed = extra.get("hand_type") is not None and "hand" not in given
+    if details["win"] == "closed" and details["hand"] is None and not typed:
+        raise GameError("a Closed win needs the closed hand: enter the winner's 14 tiles")
+    if details["win"] != "closed" or typed:
+        details.pop("hand")
+    else:
+        details["hand"] = list(details["hand"])
+    extra.update(details)
+    if game.tally.trump_drawn and details["win"] == "open" and game.options.game == "international":
         raise GameError("the trump may not be the final draw of an Open win (004_* International): "
                         "only a Foot or Closed win may take it")
+    return game
 
 
 def _missing(game: Game) -> list[str]:
@@ -266,7 +345,9 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
     player has melded (Israeli and International scoring), over the corrections
     entered in the tally (:func:`set_tally_melded`).  ``extra`` are the
     International hand details of :func:`rules.scoring.score_hand` (win kind,
-    closed hand ...).
+    closed hand ...); the win, the closed hand and the joker discard default to
+    those entered (:func:`set_tally_win`), and one given here replaces the
+    entered one as a rack given does (see :func:`_win`).
     """
     require(game, Status.TALLY)
     for name, rack in (racks or {}).items():
@@ -283,7 +364,7 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
     names = game.names
     parsed = {n: list(r) for n, r in zip(names, tally.racks)}
     melded = _melded(game, melded)
-    _final_discard(game, extra)
+    game = _win(game, extra)
     if tally.winner:
         extra.setdefault("winner", tally.winner)
     try:

@@ -37,6 +37,7 @@ from webui.session import PRESS_GUARD_S  # noqa: E402
 from webui_fakes import FakeClock, FakeLive  # noqa: E402
 from recorded_game import RecordedGame  # noqa: E402
 from test_webui_db import call, free_port, serve  # noqa: E402
+from test_game_closed_preview import ROYAL  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -726,6 +727,18 @@ def test_the_last_turn_names_the_discarded_tile(browser, no_camera_server, tmp_p
     assert call(port, "/api/state")["game"]["players"][1]["rack_count"] == 12
 
 
+def count_on_two_phones(browser, url: str, shown: str) -> list:
+    """Two phones at the table (390 px wide), each on the count once ``shown`` is on its page."""
+    phones = []
+    for _ in range(2):
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                bypass_csp=True)
+        page.goto(url + "/")
+        page.locator(shown).wait_for()
+        phones.append(page)
+    return phones
+
+
 def test_each_player_types_their_rack_on_their_own_phone_and_another_confirms(browser, server, tmp_path):
     """A club table: Ben and Cid type their own racks on their own phones; what one saves is on the other's
     page, the box being typed in keeps its text, a code that is not a tile is refused in words, and the
@@ -733,13 +746,7 @@ def test_each_player_types_their_rack_on_their_own_phone_and_another_confirms(br
     url, port, live, clock = server
     call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
     call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
-    phones = []
-    for _ in range(2):
-        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                                bypass_csp=True)
-        page.goto(url + "/")
-        page.locator("#tally").wait_for()
-        phones.append(page)
+    phones = count_on_two_phones(browser, url, "#tally")
     ben, cid = phones
     cid.fill("textarea[data-player=Cid]", "K2 K")  # Cid is still typing ...
     ben.fill("textarea[data-player=Ben]", "r5 x9")
@@ -799,6 +806,44 @@ def test_an_international_closed_win_shows_its_value_before_confirm(browser, ser
     page.click("text=Confirm and score")
     page.locator("#dealing").wait_for()
     assert "hand 1 scored: Ann +4800, Ben -4800" in page.locator("#last-turn-text").inner_text()
+
+
+def test_the_closed_win_typed_on_the_winners_phone_is_scored_by_the_other(browser, server, tmp_path):
+    """International at a club table: Ann enters her Closed win, its 14 tiles and the joker discard on her
+    phone; Ben's page shows them as she saves them (a hand that is not 14 tiles is refused on hers, kept
+    as typed), previews the hand and what Ben pays, and Ben's phone, that typed none of it, confirms."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "international"})
+    call(port, "/api/rummikub", {"count_checked": True, "discard": "K13"})  # Ann starts with 15 tiles
+    phones = count_on_two_phones(browser, url, "#tally-intl")
+    ann, ben = phones
+    ben.fill("textarea[data-player=Ben]", "K5")
+    ben.press("textarea[data-player=Ben]", "Enter")
+    ann.select_option("#win", "closed")
+    ben.wait_for_function("document.querySelector('#win').value === 'closed'")
+    ann.fill("#closed-hand", "R1 R2 R3")
+    ann.press("#closed-hand", "Enter")
+    ann.locator("#tally-error").wait_for()
+    assert ann.locator("#tally-error").inner_text() == "the closed hand: a closed hand has 14 tiles, not 3"
+    assert ann.input_value("#closed-hand") == "R1 R2 R3"  # kept as typed, to be corrected
+    ann.fill("#closed-hand", ROYAL.lower())
+    ann.press("#closed-hand", "Enter")
+    ben.wait_for_function(f"document.querySelector('#closed-hand').value === '{ROYAL}'")
+    ben.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('Royal')")
+    ann.check("#joker-discard")
+    ben.wait_for_function("document.querySelector('#joker-discard').checked")
+    ben.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('+4800')")
+    assert ben.locator("[data-winner=Ann]").inner_text() == \
+        "went out closed: Royal, 2400 points → scores +4800 (doubled by the joker discard)"
+    ben.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('-4800')")
+    tally = call(port, "/api/state")["game"]["tally"]
+    assert (tally["win"], tally["hand"], tally["joker_discard"]) == ("closed", ROYAL, True)
+    assert ben.evaluate("document.documentElement.scrollWidth") <= 390
+    save(ben, tmp_path, "phone-closed-win-shared.png")
+    ben.click("text=Confirm and score")
+    for page in phones:
+        page.locator("#dealing").wait_for()
+        assert "hand 1 scored: Ann +4800, Ben -4800" in page.locator("#last-turn-text").inner_text()
 
 
 def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp_path):

@@ -292,7 +292,7 @@ json_values = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=4)
                            | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=12)
 FIELDS = ["players", "rules", "options", "first", "trump", "discard", "source", "winner", "pool_empty", "player",
           "racks", "extra", "hint", "rack", "limit", "variant", "initial_meld", "turn_time_limit", "pin", "tile",
-          "win", "joker_discard", "closed_hand", "self", "kwargs"]
+          "win", "hand", "joker_discard", "closed_hand", "self", "kwargs"]
 payloads = st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=6), json_values, max_size=5)
 
 

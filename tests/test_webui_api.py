@@ -285,7 +285,7 @@ ENDPOINTS = ["/api/game", "/api/turn/end", "/api/pass", "/api/turn/draw", "/api/
              "/api/tally/rack", "/api/tally/confirm", "/api/tally/cancel", "/api/restore/dismiss", "/api/rack",
              "/api/settings"]
 FIELDS = ["players", "rules", "options", "first", "trump", "discard", "source", "winner", "pool_empty",
-          "player", "racks", "extra", "hint", "rack", "melded", "turn"]
+          "player", "racks", "extra", "hint", "rack", "melded", "turn", "win", "hand", "joker_discard"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

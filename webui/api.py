@@ -10,8 +10,8 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from rules.game_state import GameError, Status
-from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points
-from rules.tiles import parse_tiles
+from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered
+from rules.tiles import format_tiles, parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
 from rules.game_turns import same_scoring
 from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
@@ -209,30 +209,37 @@ def tally_read():
 
 @bp.post("/tally/rack")
 def tally_rack():
-    """One player's entry in the count, kept in the game so that every phone shows it and any can
-    confirm: ``{"player": "Ben", "rack": "R5 J"}`` (blank or null: not given yet) and/or ``"melded":
-    true/false`` (the players' correction; null: as the game knows).  ``turn`` (``game.turn.id``):
+    """An entry in the count, kept in the game so that every phone shows it and any can confirm:
+    ``{"player": "Ben", "rack": "R5 J"}`` (blank or null: not given yet) and/or ``"melded": true/false``
+    (the players' correction; null: as the game knows); International, the win (no ``player`` needed):
+    ``"win": "closed"``, ``"hand": "K1 K2 ..."`` (the closed hand's 14 tiles; blank: not given),
+    ``"joker_discard": true/false`` (null: as the final discard says).  ``turn`` (``game.turn.id``):
     refused with 409 once the count it was typed for is over."""
     data = body()
-    player = field(data, "player", str, required=True)
     entry = {}
-    if "rack" in data:
-        entry["rack"] = field(data, "rack", str)
-    if "melded" in data:
-        entry["melded"] = field(data, "melded", bool)
+    for name, kind in (("rack", str), ("melded", bool), ("win", str), ("hand", str), ("joker_discard", bool)):
+        if name in data:
+            entry[name] = field(data, name, kind)
+    player = field(data, "player", str, required="rack" in entry or "melded" in entry)
     if not entry:
-        abort(400, "send 'rack' (tile codes; blank: not given yet) or 'melded' (true or false)")
+        abort(400, "send 'rack' (tile codes; blank: not given yet) or 'melded' (true or false), or the "
+                   "International win: 'win', 'hand', 'joker_discard'")
     c = companion()
     c.session.enter_tally(player, turn=field(data, "turn", str), **entry)
     state = c.state_json()
     tally = state["game"]["tally"]
-    return jsonify(player=player, rack=tally["racks"][player], melded=tally["melded"][player], state=state)
+    out = {k: tally[k] for k in ("win", "hand", "joker_discard")}
+    if player is not None:
+        out.update(player=player, rack=tally["racks"][player], melded=tally["melded"][player])
+    return jsonify(**out, state=state)
 
 
 @bp.post("/tally/confirm")
 def tally_confirm():
-    """Score the hand from the racks entered in the count; ``{"racks": {name: "codes"}}`` replace the
-    entered ones (a blank one leaves it), ``turn`` as for /tally/rack."""
+    """Score the hand from the racks (and International win) entered in the count; ``{"racks": {name:
+    "codes"}}`` replace the entered ones (a blank one leaves it), as a ``win``, ``hand`` or
+    ``joker_discard`` in ``extra`` replaces the entered one (null or a blank hand leaves it); ``turn`` as
+    for /tally/rack."""
     data = body()
     racks = field(data, "racks", dict, {})
     if not all(isinstance(v, (str, type(None))) for v in racks.values()):
@@ -269,11 +276,11 @@ def tally_points():
     With ``player`` (while the racks are counted) also the ``score`` that rack enters on the sheet for
     that player, who counts as having melded or not (``melded``: true/false, default as the count has
     it: the players' correction, else what the game knows): Israeli minus scoring counts a player who never melded at +100, International at -100.
-    ``win`` and ``joker_discard``: the International details chosen on the page; with ``win=closed``,
-    ``hand`` (the winner's 14 tiles) gives ``closed``: the hand's ``type``, ``name``, ``jokers``,
-    ``points`` and the ``winner_score``, or the ``problem`` with the hand in words.  ``score`` is null
-    where it depends on the other racks too (Sabra or American with the pool empty) or on a closed
-    hand not given.
+    ``win``, ``joker_discard`` and ``hand``: the International details typed on the page, each by default
+    the one entered in the count; a Closed win with a hand gives ``closed``: the hand's ``type``,
+    ``name``, ``jokers``, ``points`` and the ``winner_score``, or the ``problem`` with the hand in words.
+    ``score`` is null where it depends on the other racks too (Sabra or American with the pool empty)
+    or on a closed hand not given.
     """
     c = companion()
     rules = c.session.rules
@@ -284,11 +291,14 @@ def tally_points():
     g = c.session.game
     if g is None or g.status is not Status.TALLY or g.tally is None:
         return jsonify(out)
-    win = request.args.get("win") or None
-    joker_discard = bool(flag_arg("joker_discard"))
+    entered = win_entered(g)  # what another phone entered counts unless this one typed otherwise
+    win = request.args.get("win") or entered.get("win")
+    joker_discard = flag_arg("joker_discard")
+    joker_discard = entered.get("joker_discard", False) if joker_discard is None else joker_discard
     hand = None
-    if win == "closed" and request.args.get("hand", "").strip():
-        hand, out["closed"] = _closed(g, request.args["hand"], joker_discard)
+    codes = request.args.get("hand", "").strip() or format_tiles(entered.get("hand") or ())
+    if win == "closed" and codes:
+        hand, out["closed"] = _closed(g, codes, joker_discard)
     if name is None:
         return jsonify(out)
     melded = flag_arg("melded")
@@ -300,15 +310,15 @@ def tally_points():
 
 def _closed(g, codes: str, joker_discard: bool) -> tuple:
     """The closed hand typed on the page and its preview (rules.game_tally.closed_preview); a hand that
-    scores nothing: no tiles, and the problem in words."""
+    scores nothing: no tiles (not the hand entered), and the problem in words."""
     try:
         hand = tuple(parse_tiles(codes))
     except ValueError as exc:
-        return None, {"problem": f"the closed hand: {exc}"}
+        return (), {"problem": f"the closed hand: {exc}"}
     try:
         return hand, closed_preview(g, hand, joker_discard)
     except GameError as exc:
-        return None, {"problem": str(exc)}
+        return (), {"problem": str(exc)}
 
 
 @bp.post("/hand/start")

@@ -19,7 +19,7 @@ from rules.game_deal import start_hand
 from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded, set_tally_rack,
-    undo_last_hand,
+    set_tally_win, undo_last_hand,
 )
 from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
@@ -85,6 +85,14 @@ def rack_arg(text: str | None, name: str | None = None) -> tuple[Tile, ...] | No
         if name is None:
             raise
         raise SessionError(f"{name}'s rack: {exc}") from None
+
+
+def hand_arg(text: str | None) -> tuple[Tile, ...] | None:
+    """International, a Closed win's hand typed on the page: blank means not given, as for a rack."""
+    try:
+        return rack_arg(text)
+    except ValueError as exc:
+        raise SessionError(f"the closed hand: {exc}") from None
 
 
 def trump_arg(code: str | None) -> Tile | None:
@@ -516,14 +524,22 @@ class GameSession:
             self._commit(new)
             return format_tiles(new.tally.racks[new.seat_of(name)])
 
-    def enter_tally(self, name: str, *, turn: str | None = None, **entry) -> None:
-        """One player's entry in the count, kept in the game so that every phone shows it and any can
-        confirm: ``rack`` (tile codes; blank or None: not given) and/or ``melded`` (True or False, the
-        players' correction of the first meld; None: as the game knows).  A code that is not a tile and
-        a rack the box cannot hold are refused naming whose rack it is."""
+    def enter_tally(self, name: str | None, *, turn: str | None = None, **entry) -> None:
+        """One entry in the count, kept in the game so that every phone shows it and any can confirm:
+        player ``name``'s ``rack`` (tile codes; blank or None: not given) and/or ``melded`` (True or
+        False, the players' correction of the first meld; None: as the game knows); International, the
+        win: ``win``, ``hand`` (tile codes) and/or ``joker_discard`` (rules.game_tally.set_tally_win).
+        A code that is not a tile and a rack the box cannot hold are refused naming whose rack it is."""
         with self._lock:
             self._check_count(turn)
             g = self._counting()
+            if name is not None:
+                g.seat_of(name)
+            win = {k: entry.pop(k) for k in ("win", "hand", "joker_discard") if k in entry}
+            if "hand" in win:
+                win["hand"] = hand_arg(win["hand"])
+            if win:
+                g = set_tally_win(g, **win)
             if "rack" in entry:
                 rack = rack_arg(entry["rack"], name)
                 if rack:
@@ -543,14 +559,15 @@ class GameSession:
         The racks are those entered in the count (:meth:`enter_tally`, :meth:`read_rack`); one given in
         ``racks`` replaces the entered one, a blank one leaves it.  ``melded`` corrects, for this hand's
         score, who has made the first meld (Israeli and International scoring count a player who never
-        melded at 100), over the corrections entered.
+        melded at 100), over the corrections entered.  International: the win entered in the count is
+        scored; a ``win``, ``hand`` or ``joker_discard`` in ``extra`` replaces it (a blank hand leaves it).
         """
         with self._lock:
             self._check_count(turn)
             g = self._counting()
             given = {name: rack_arg(text, name) for name, text in racks.items()}
-            if isinstance(extra.get("hand"), str):  # International closed hand, typed as codes
-                extra["hand"] = parse_tiles(extra["hand"])
+            if isinstance(extra.get("hand"), str):  # International closed hand, as codes (blank: the one entered)
+                extra["hand"] = hand_arg(extra["hand"])
             if melded:
                 extra["melded"] = melded
             new = confirm_tally(g, self.now(), given, **extra)

@@ -16,7 +16,7 @@ from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
-from rules.game_tally import laid_out, score_sheet
+from rules.game_tally import laid_out, score_sheet, win_entered
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
 
@@ -104,6 +104,15 @@ def rules_name(o: RuleOptions) -> str:
     return variant_name(o.game, o.scoring)
 
 
+def win_json(game: Game) -> dict:
+    """International, the win as entered in the count (rules.game_tally.win_entered), for every phone;
+    all null where there is none to describe."""
+    entered = win_entered(game)
+    hand = entered.get("hand")
+    return {"win": entered.get("win"), "hand": None if hand is None else format_tiles(hand),
+            "joker_discard": entered.get("joker_discard")}
+
+
 def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict, storage_error: str | None,
               snapshot: bool) -> dict:
     """The game for the page: seats, turn, last turn, restore, tally."""
@@ -149,7 +158,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
                       for s, r in zip(game.seats, tally.racks)},
             "read": {s.name: r for s, r in zip(game.seats, tally.read)},
             # the players' "has melded" corrections (null: as players[].has_melded says)
-            "melded": {s.name: (tally.melded[i] if tally.melded else None) for i, s in enumerate(game.seats)}},
+            "melded": {s.name: (tally.melded[i] if tally.melded else None) for i, s in enumerate(game.seats)},
+            **win_json(game)},
         "can_undo_hand": game.undo is not None,
         "length": length_json(game),
         # once finished: the game's winner by its own winning rule (None for a tie or no hand scored)

@@ -11,6 +11,10 @@ let audio = null;
 let tallyDraft = {};
 const tallySaves = new Set();  // saves on their way: Confirm waits for them
 const meldedSaving = {};  // player: a "has melded" toggle on its way (a state sent before it leaves it be)
+// International: the win entered in the count is the server's too; the closed hand typed here and not saved
+// yet (null: none), and the win or joker choice on its way
+let handDraft = null;
+const winSaving = { win: 0, joker: 0 };
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
 let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
 
@@ -400,7 +404,7 @@ function renderTally(g) {
   $("tally").hidden = !t;
   // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
   $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
-  if (!t) { tallyDraft = {}; tallyKey = null; $("tally-error").hidden = true; return; }
+  if (!t) { tallyDraft = {}; handDraft = null; tallyKey = null; $("tally-error").hidden = true; return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
@@ -416,11 +420,13 @@ function renderTally(g) {
         points(input);
       } else if (melded) points(input);
     });
+    if (syncWin(t)) winChanged();
     winnerLine(g);
     return;
   }
-  if (tallyKey !== null) tallyDraft = {};  // another tally: what was typed was for the last one
+  if (tallyKey !== null) { tallyDraft = {}; handDraft = null; }  // another tally: what was typed was for the last one
   tallyKey = key;
+  syncWin(t);
   closedPreview();
   const toggles = meldMatters(g);
   const rows = g.players.map((p) => {
@@ -515,6 +521,65 @@ async function saveMelded(box, input) {
       box.checked = meldedOf(state.game || {}, name);  // refused: back to what the count holds
       points(input);
       winnerLine(state.game || {});
+    }
+  } finally { tallySaves.delete(job); }
+}
+
+// International: the win entered on any phone shows here too, except in the closed hand's box while it
+// is typed in (or not saved yet) and a choice on its way; true when something changed
+function syncWin(t) {
+  let changed = false;
+  const win = t.win || "open";
+  if (!winSaving.win && $("win").value !== win) { $("win").value = win; changed = true; }
+  const joker = !!t.joker_discard;  // a joker recorded as the final discard, unless the players said otherwise
+  if (!winSaving.joker && $("joker-discard").checked !== joker) { $("joker-discard").checked = joker; changed = true; }
+  const box = $("closed-hand");
+  if (handDraft === null && document.activeElement !== box && box.value !== (t.hand ?? "")) {
+    box.value = t.hand ?? "";
+    changed = true;
+  }
+  return changed;
+}
+
+// the win, the closed hand and the joker discard change what the hand scores: preview it again
+function winChanged() {
+  document.querySelectorAll("#tally-rows textarea").forEach(points);
+  closedPreview();
+  winnerLine(state.game || {});
+}
+
+// the win or the joker discard chosen here is saved in the count at once; refused, back to what it holds
+async function saveWin(kind, payload) {
+  $("tally-error").hidden = true;
+  const job = post("/api/tally/rack", { ...payload, ...tallyTurn() });
+  tallySaves.add(job);
+  winSaving[kind] += 1;
+  try {
+    const r = await job;
+    const t = (state.game || {}).tally;
+    if (!--winSaving[kind] && !r && t && syncWin(t)) winChanged();
+  } finally { tallySaves.delete(job); }
+}
+
+// the closed hand is saved as a rack is, when its box is left; refused (not 14 tiles, no hand type), it
+// stays here as typed and the tally's line says why
+async function saveHand() {
+  const t = (state.game || {}).tally;
+  if (handDraft === null) {  // nothing typed: the box shows what another phone entered meanwhile
+    if (t && syncWin(t)) winChanged();
+    return;
+  }
+  const text = handDraft;
+  if (t && text.trim() === (t.hand ?? "")) { handDraft = null; return; }
+  $("tally-error").hidden = true;
+  const job = post("/api/tally/rack", { hand: text, ...tallyTurn() });
+  tallySaves.add(job);
+  try {
+    const r = await job;
+    if (r && handDraft === text) {
+      handDraft = null;
+      const box = $("closed-hand");
+      if (document.activeElement !== box && box.value !== (r.hand ?? "")) { box.value = r.hand ?? ""; winChanged(); }
     }
   } finally { tallySaves.delete(job); }
 }
@@ -733,15 +798,11 @@ async function press(action, target) {
       const racks = {};
       for (const [name, text] of Object.entries(tallyDraft)) racks[name] = text.trim() || null;
       const payload = { racks, ...turn };
-      if (g.game === "international" && g.tally && g.tally.winner) {
-        // a joker typed as the final discard doubles the hand by itself; the box says so when it was not typed
-        const extra = { win: $("win").value };
-        if ($("joker-discard").checked) extra.joker_discard = true;
-        if (extra.win === "closed" && $("closed-hand").value.trim()) extra.hand = $("closed-hand").value;
-        payload.extra = extra;
-      }
+      // the win is the count's (saved when chosen); a closed hand typed here and not saved goes with the press
+      const closed = g.game === "international" && g.tally && g.tally.winner && $("win").value === "closed";
+      if (closed && handDraft && handDraft.trim()) payload.extra = { hand: handDraft };
       const r = await post("/api/tally/confirm", payload);
-      if (r) { tallyDraft = {}; window.scrollTo({ top: 0 }); }
+      if (r) { tallyDraft = {}; handDraft = null; window.scrollTo({ top: 0 }); }
       return r;
     }
     case "cancel-tally": return post("/api/tally/cancel");
@@ -795,12 +856,16 @@ $("unseen-tiles").addEventListener("input", () => {
   if (named) $("unseen-count").value = String(named);
 });
 
-// the International win, the closed hand and the joker discard change what the hand scores: preview it again
-const intlInputs = [["win", "change"], ["joker-discard", "change"], ["closed-hand", "input"]];
-for (const [id, event] of intlInputs) $(id).addEventListener(event, () => {
-  document.querySelectorAll("#tally-rows textarea").forEach(points);
-  closedPreview();
-  winnerLine(state.game || {});
+// the International win, the closed hand and the joker discard: previewed at once, saved in the count
+$("win").addEventListener("change", () => { winChanged(); saveWin("win", { win: $("win").value }); });
+$("joker-discard").addEventListener("change", () => {
+  winChanged();
+  saveWin("joker", { joker_discard: $("joker-discard").checked });
+});
+$("closed-hand").addEventListener("input", () => { handDraft = $("closed-hand").value; winChanged(); });
+$("closed-hand").addEventListener("blur", saveHand);
+$("closed-hand").addEventListener("keydown", (e) => {  // Enter: done typing the hand
+  if (e.key === "Enter") { e.preventDefault(); $("closed-hand").blur(); }
 });
 
 $("hint-toggle").addEventListener("change", async (e) => {
