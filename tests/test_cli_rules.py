@@ -55,8 +55,8 @@ class TestCheck:
         ("colour_blind=yes", "not NAME=VALUE with a rule option name"),
         ("manipulation=maybe", "yes or no"),
         ("initial_meld=" + "9" * 5000, "whole number"),
-        ("rounds=four", "rule option rounds is a whole number, not 'four'"),
-        ("rounds=0", "bad value 0 for rule option rounds (allowed: a whole number from 1 to 100 or null)"),
+        ("rounds=four", "rule option rounds is a whole number or players, not 'four'"),
+        ("rounds=0", "bad value 0 for rule option rounds (allowed: a whole number from 1 to 100, 'players' or null)"),
         ("target_score=0", "bad value 0 for rule option target_score"),
     ])
     def test_bad_option_exit_2(self, capsys, option, message):
@@ -66,6 +66,7 @@ class TestCheck:
     def test_game_length_options(self, capsys):
         assert run(capsys, "check", "--option", "rounds=4", "--option", "target_score=off", "R1 R2 R3")[0] == 0
         assert run(capsys, "check", "--rules", "israeli", "--option", "rounds=off", "R1 R2 R3")[0] == 0
+        assert run(capsys, "check", "--option", "rounds=players", "R1 R2 R3")[0] == 0
         code, _, err = run(capsys, "check", "--rules", "israeli", "--option", "target_score=300", "R1 R2 R3")
         assert code == 2 and "bad value 300 for rule option target_score with israeli scoring" in err
 

@@ -101,11 +101,25 @@ def test_a_target_score_ends_the_game_once_a_total_reaches_it():
     assert g.status is Status.FINISHED and score_sheet(g).totals["Ann"] == 20 and g.undo is not None
 
 
-def test_israeli_plays_four_rounds_by_default():
-    """000_*: "A normal game consists of four rounds": with two players, eight hands."""
-    g = play(find_variant("israeli"), 7, names=("Ann", "Ben"))
-    assert g.status is Status.DEALING and standing(g).last and standing(g).round == 4
-    assert hand(g, 500.0).status is Status.FINISHED
+@pytest.mark.parametrize("names, box", [(("Ann", "Ben"), "standard"), (("Ann", "Ben", "Cid", "Dan"), "standard"),
+                                        (("Ann", "Ben", "Cid", "Dan", "Eve"), "xp")])
+def test_israeli_plays_as_many_rounds_as_players(names, box):
+    """000_*: "A normal game consists of four rounds (16 hands) for four players, and five rounds (20 hands)
+    for five players": two players play two rounds, five players five; it used to be four whatever the count."""
+    n = len(names)
+    racks = {name: f"K{5 + i}" for i, name in enumerate(names)}  # a tile each, within the box
+    g = start_game(list(names), find_variant("israeli", tile_set=box), 0.0)
+    for i in range(n * n - 1):
+        g = hand(g, 10.0 * i + 1, racks)
+    w = standing(g)
+    assert g.status is Status.DEALING and w.last and (w.round, w.rounds, w.per_player) == (n, n, True)
+    assert hand(g, 500.0, racks).status is Status.FINISHED
+
+
+def test_a_number_of_rounds_still_works_with_the_israeli_rules():
+    g = play(find_variant("israeli", rounds=4), 7, names=("Ann", "Ben"))
+    assert g.status is Status.DEALING and standing(g).last and standing(g).rounds == 4
+    assert not standing(g).per_player and hand(g, 500.0).status is Status.FINISHED
 
 
 def test_a_changed_length_counts_at_once():

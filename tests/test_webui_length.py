@@ -25,7 +25,7 @@ def next_hand(client) -> None:
 
 def test_the_game_says_where_it_stands_and_finishes_itself_after_the_last_round(client, clock):
     s = start(client, options={"rounds": 1})
-    assert s["game"]["length"] == {"rounds": 1, "target": None, "round": 1, "hand_in_round": 1,
+    assert s["game"]["length"] == {"rounds": 1, "per_player": False, "target": None, "round": 1, "hand_in_round": 1,
                                    "hands_per_round": 2, "hands": 2, "last_hand": False,
                                    "words": "round 1 of 1 · hand 1 of 2"}
     score_a_hand(client, "Ann", {"Ben": "R5 K7"})  # Ann +12
@@ -102,3 +102,41 @@ def test_the_new_game_form_starts_from_the_settings(client):
     s = start(client, players=("Cid", "Dan"), options={"turn_time_limit": 45, "rounds": None, "target_score": None})
     assert s["clock"]["limit"] == 45 and s["game"]["length"]["rounds"] is None
     assert 'value="45"' in client.get("/new").get_data(as_text=True)
+
+
+def test_israeli_rules_play_as_many_rounds_as_players_on_the_page(client, clock):
+    """000_*: four rounds for four players, five for five: two players play two rounds (it was four)."""
+    s = start(client, rules="israeli")
+    assert s["options"]["rounds"] == "players"
+    length = s["game"]["length"]
+    assert (length["rounds"], length["per_player"], length["hands"]) == (2, True, 4)
+    assert length["words"] == "round 1 of 2 · hand 1 of 2"
+    for i, (winner, loser) in enumerate((("Ann", "Ben"), ("Ben", "Ann"), ("Ann", "Ben"), ("Ben", "Ann"))):
+        if i:
+            next_hand(client)
+            clock.advance(5)
+        score_a_hand(client, winner, {loser: "R5"})
+    g = state(client)["game"]
+    assert g["status"] == "finished" and g["length"]["words"] == "2 rounds agreed, one per player"
+    # three players: three rounds
+    s = start(client, players=("Ann", "Ben", "Cid"), rules="israeli")
+    assert s["game"]["length"]["words"] == "round 1 of 3 · hand 1 of 3"
+
+
+def test_as_many_rounds_as_players_in_settings(client):
+    """Settings offers "as many rounds as players" beside the number of rounds; the API takes "players"
+    and a number still, and names what it accepts when given another word."""
+    page = client.get("/settings").get_data(as_text=True)
+    box = re.search(r'<input type="checkbox" data-named-for="rounds" value="players"[^>]*>', page)
+    assert box and "checked" not in box.group(0) and "As many rounds as players" in page
+    assert client.post("/api/settings", json={"options": {"rounds": "players"}}).status_code == 200
+    page = client.get("/settings").get_data(as_text=True)
+    assert re.search(r'<input type="checkbox" data-named-for="rounds" value="players" checked>', page)
+    assert re.search(r'<input id="opt-rounds" name="rounds"[^>]*value=""[^>]* disabled>', page)
+    assert client.get("/api/options").get_json()["options"]["rounds"] == "players"
+    res = client.post("/api/settings", json={"options": {"rounds": "all"}})
+    assert res.status_code == 400 and res.get_json()["message"] == (
+        "bad value 'all' for rule option rounds (allowed: a whole number from 1 to 100, 'players' or null)")
+    assert client.post("/api/settings", json={"options": {"rounds": 3}}).status_code == 200
+    assert "checked" not in re.search(r'data-named-for="rounds"[^>]*>', client.get("/settings").get_data(
+        as_text=True)).group(0)

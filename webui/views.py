@@ -171,22 +171,25 @@ def last_verdict(last: LastTurn) -> dict | None:
 
 def length_json(game: Game) -> dict:
     """Where the game stands in its agreed length (``rules.game_length``), with ``words`` for the page's
-    header: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"; once finished, the length agreed."""
+    header: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"; once finished, the length agreed.
+    ``per_player``: the rounds are as many as players (the Israeli rules), ``rounds`` counts them."""
     w = standing(game)
     finished = game.status is Status.FINISHED
     rounds = None if w.rounds is None else f"{w.rounds} round{'' if w.rounds == 1 else 's'}"
+    agreed = f"{rounds} agreed" + (", one per player" if w.per_player else "")
     if rounds is None:
         words = [] if finished else [f"hand {w.hand}"]
     elif finished:
-        words = [f"{rounds} agreed"]
+        words = [agreed]
     elif w.hand > w.hands:  # the length was shortened meanwhile: this hand still finishes
-        words = [f"hand {w.hand}, past the {rounds} agreed: the game ends when it is scored"]
+        words = [f"hand {w.hand}, past the {agreed}: the game ends when it is scored"]
     else:
         words = [f"round {w.round} of {w.rounds} · hand {w.hand_in_round} of {w.per_round}"
                  + (" · last hand" if w.last else "")]
     if w.target is not None:
         words.append(f"first to {w.target}")
-    return {"rounds": w.rounds, "target": w.target, "round": w.round, "hand_in_round": w.hand_in_round,
+    return {"rounds": w.rounds, "per_player": w.per_player, "target": w.target, "round": w.round,
+            "hand_in_round": w.hand_in_round,
             "hands_per_round": w.per_round, "hands": w.hands, "last_hand": w.last and not finished,
             "words": " · ".join(words)}
 
