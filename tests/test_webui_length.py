@@ -104,6 +104,16 @@ def test_the_new_game_form_starts_from_the_settings(client):
     assert 'value="45"' in client.get("/new").get_data(as_text=True)
 
 
+def test_the_new_game_rules_line_leaves_the_clock_to_its_field(client):
+    """The line read "As set on Settings: Sabra rules, 30-point first meld, 90 s a turn" even once the
+    clock below it was changed on the form: it now names the rules, and the clock field alone the clock."""
+    assert client.post("/api/settings", json={"options": {"turn_time_limit": 90}}).status_code == 200
+    page = client.get("/new").get_data(as_text=True)
+    assert '<option value="" selected>As set on Settings: Sabra rules, 30-point first meld</option>' in page
+    assert "90 s a turn" not in page
+    assert re.search(r'<input id="opt-turn_time_limit"[^>]*value="90"', page)
+
+
 def test_israeli_rules_play_as_many_rounds_as_players_on_the_page(client, clock):
     """000_*: four rounds for four players, five for five: two players play two rounds (it was four)."""
     s = start(client, rules="israeli")

@@ -194,10 +194,13 @@ def length_json(game: Game) -> dict:
             "words": " · ".join(words)}
 
 
-def rules_words(o: RuleOptions) -> str:
-    """A one-line name of the rules for players: "American rules, 21-point first meld, no clock"."""
-    clock = f"{o.turn_time_limit} s a turn" if o.turn_time_limit else "no clock"
-    return f"{rules_name(o)} rules, {o.initial_meld}-point first meld, {clock}"
+def rules_words(o: RuleOptions, clock: bool = True) -> str:
+    """A one-line name of the rules for players: "American rules, 21-point first meld, no clock"; without
+    the ``clock`` where the clock is a field of its own beside it (New game), so the line cannot contradict it."""
+    words = f"{rules_name(o)} rules, {o.initial_meld}-point first meld"
+    if not clock:
+        return words
+    return f"{words}, {o.turn_time_limit} s a turn" if o.turn_time_limit else f"{words}, no clock"
 
 
 def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) -> list[dict]:
