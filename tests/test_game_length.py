@@ -25,16 +25,16 @@ def R(text: str):
     return tuple(parse_tiles(text))
 
 
-def hand(g, now: float, racks: dict | None = None):
-    """The hand on the table is started if it waits, the player whose turn it is goes out at once and the
-    others hold ``racks`` (K5 each unless named): the hand is scored at ``now + 1``."""
+def hand(g, now: float, racks: dict | None = None, winner: str | None = None):
+    """The hand on the table is started if it waits, the player whose turn it is (or ``winner``) goes out
+    at once and the others hold ``racks`` (K5 each unless named): the hand is scored at ``now + 1``."""
     if g.status is Status.DEALING:
         g = start_hand(g, now)
     extra = {}
     if g.options.flow.draw_then_discard:  # American family: draw, then go out with the final discard
         g = draw(g, DrawSource.POOL)
         extra = {"discard": Tile.parse("K1")}
-    g, _, _ = call_rummikub(g, (), now, count_checked=True, **extra)
+    g, _, _ = call_rummikub(g, (), now, count_checked=True, winner=winner, **extra)
     winner = g.tally.winner
     return confirm_tally(g, now + 1, {n: R((racks or {}).get(n, "K5")) for n in g.names if n != winner})
 
@@ -99,6 +99,20 @@ def test_a_target_score_ends_the_game_once_a_total_reaches_it():
     assert g.status is Status.DEALING and score_sheet(g).totals == {"Ann": 12, "Ben": -12}
     g = hand(g, 21.0, {"Ben": "K8"})  # Ann 20: reached
     assert g.status is Status.FINISHED and score_sheet(g).totals["Ann"] == 20 and g.undo is not None
+
+
+@pytest.mark.parametrize("rules", ["sabra", "american"])
+def test_a_game_ended_by_its_target_is_won_by_the_player_who_reached_it(rules):
+    """The game ends because Ann's total reached the target; it used to name Ben the winner, who had won more
+    hands (the leaflet's rule for rounds), though 003_* says the highest score wins a game played to points."""
+    g = start_game(["Ann", "Ben"], find_variant(rules, target_score=40), 0.0)
+    for t in (1.0, 11.0):  # Ben goes out twice, Ann holding a K1 each time: Ben 2, Ann -2
+        g = hand(g, t, {"Ann": "K1"}, winner="Ben")
+    assert g.status is Status.DEALING and score_sheet(g).games_won == {"Ann": 0, "Ben": 2}
+    g = hand(g, 21.0, {"Ben": "K13 K12 K11 K10 O6"}, winner="Ann")  # Ann goes out: 52 - 2, past 40
+    sheet = score_sheet(g)
+    assert g.status is Status.FINISHED and sheet.totals == {"Ann": 50, "Ben": -50}
+    assert sheet.games_won == {"Ann": 1, "Ben": 2} and sheet.overall_winner == "Ann"
 
 
 @pytest.mark.parametrize("names, box", [(("Ann", "Ben"), "standard"), (("Ann", "Ben", "Cid", "Dan"), "standard"),

@@ -6,6 +6,8 @@ The Flask test client with a fake live table and a fake clock, as in test_webui_
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
@@ -71,6 +73,27 @@ def test_a_target_score_on_the_page(client):
     s = state(client)
     assert s["game"]["status"] == "finished" and s["scores"]["totals"]["Ann"] == 22
     assert s["game"]["length"]["words"] == "first to 20"
+
+
+def test_a_game_to_a_target_ranks_by_the_score_on_the_page(client, clock):
+    """Ann's total reaching the target ends the game: she wins and heads the standings, though Ben won more
+    hands (the table named Ben, by the leaflet's hands-won rule for a number of rounds)."""
+    start(client, options={"target_score": 40})
+    for i in range(2):  # Ben goes out twice: Ben +1 each time
+        if i:
+            next_hand(client)
+            clock.advance(5)
+        score_a_hand(client, "Ben", {"Ann": "K1"})
+    next_hand(client)
+    clock.advance(5)
+    score_a_hand(client, "Ann", {"Ben": "K13 K12 K11 K10 O6"})  # Ann: -2 + 52
+    s = state(client)
+    assert s["game"]["status"] == "finished" and s["game"]["winner"] == "Ann"
+    assert s["scores"]["result"] == "Ann wins" and s["scores"]["winner"] == "Ann"
+    assert s["scores"]["standings"] == [{"player": "Ann", "place": 1, "games_won": 1, "total": 50},
+                                        {"player": "Ben", "place": 2, "games_won": 2, "total": -50}]
+    assert ["Final place", "1", "2"] in [r for r in csv.reader(io.StringIO(
+        client.get("/api/scores.csv").get_data(as_text=True)))]
 
 
 def test_a_length_changed_in_settings_counts_at_once(client):

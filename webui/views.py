@@ -273,9 +273,10 @@ def csv_rows(sheet: ScoreSheet, finished: bool = False) -> list[list]:
 
 def standings(sheet: ScoreSheet) -> list[dict]:
     """The players best first by the game's winning rule (rules.scoring: Sabra and American most hands
-    won, then the total; International the total; Israeli the final score), players level on it sharing
-    a place: ``{"player", "place", "games_won", "total"}`` and, for Israeli scoring, ``primary`` and ``final``."""
-    key = sheet.scorer.ranking(sheet)
+    won, then the total; International, or any game played to a target score, the total; Israeli the
+    final score), players level on it sharing a place: ``{"player", "place", "games_won", "total"}`` and,
+    for Israeli scoring, ``primary`` and ``final``."""
+    key = sheet.ranking()
     order = sorted(sheet.players, key=key.__getitem__, reverse=True)  # stable: seat order within a tie
     won, totals = sheet.games_won, sheet.totals
     israeli = sheet.israeli_scores() if sheet.scorer.final_scores else None
