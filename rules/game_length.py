@@ -77,6 +77,18 @@ def reached(options: RuleOptions, players: int, hands: int, totals: Sequence[int
     return options.target_score is not None and hands > 0 and max(totals) >= options.target_score
 
 
+def ended_at(options: RuleOptions, scores: Sequence[Sequence[int]]) -> int | None:
+    """The hand (1-based) that, once scored, ended a game played to the length of ``options`` from its
+    start, each hand's ``scores`` in seat order; None while the length is not reached (or open-ended).
+    A score sheet kept apart from a game (``rummikub-companion score``) says from it where the game ended."""
+    totals: list[int] = []
+    for n, hand in enumerate(scores, 1):
+        totals = [t + s for t, s in zip(totals or [0] * len(hand), hand)]
+        if reached(options, len(hand), n, totals):
+            return n
+    return None
+
+
 def with_length(game: Game, options: RuleOptions) -> Game:
     """``game`` playing to the length of ``options`` at once, also in the tally that "Take back this hand"
     reopens: the length decides only whether another hand is dealt, so it need not wait for one."""
