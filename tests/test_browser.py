@@ -375,6 +375,18 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert page.locator("#clock").inner_text() == "0:45"
+    # as many rounds as players (the Israeli rules' length): the box greys the number out and is what is sent
+    page.goto(url + "/new")
+    assert "90 s a turn" not in page.locator("select[name=rules]").inner_text()
+    page.check("input[data-named-for=rounds]")
+    assert page.is_disabled("#opt-rounds")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    page.locator("#turn-info", has_text="round 1 of 2 · hand 1 of 2").wait_for()
+    page.goto(url + "/settings")
+    assert page.is_checked("input[data-named-for=rounds]") and page.is_disabled("#opt-rounds")
+    page.uncheck("input[data-named-for=rounds]")
+    assert not page.is_disabled("#opt-rounds")
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
