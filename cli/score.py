@@ -4,7 +4,9 @@ One hand: ``{"rules": "sabra", "racks": {"Ann": [], "Bob": ["R5", "J"]},
 "melded": {"Bob": false}, "pool_empty": false}`` -> ``{"winner": ..., "scores": ...}``.
 A whole game: ``{"rules": ..., "players": [...], "hands": [<hand>, ...]}`` -> the
 score sheet (totals, games won, rounds, winner; Israeli primary and final
-scores; International settlement).  See docs/rules.md for every key.
+scores; International settlement) and, when the rules agree a length (options
+``rounds``, ``target_score``), whether the hands complete it; the winner is
+ranked as the page ranks it (by the total in a game played to a target).  See docs/rules.md for every key.
 Exit status: 0 scored, 2 unusable input (stderr says what is wrong).
 """
 
@@ -14,7 +16,8 @@ import json
 import sys
 from typing import Any
 
-from rules.options import RuleOptions, find_variant
+from rules.game_length import agreed_rounds, ended_at
+from rules.options import ROUNDS_PER_PLAYER, RuleOptions, find_variant
 from rules.scoring import HandResult, ScoreSheet, score_hand
 from rules.tiles import NotationError, RuleError, Tile, parse_tiles
 
@@ -27,7 +30,8 @@ def add_parser(subparsers) -> None:
         "score",
         help="score a hand or a whole game from JSON",
         description="Read a hand (racks left at the end) or a whole game (\"hands\": [...]) as JSON "
-        "from FILE or - (stdin) and print the scores.",
+        "from FILE or - (stdin) and print the scores; for a whole game also whether the length its rules "
+        "agree (options rounds, target_score) is played, and the winner as the page ranks them.",
     )
     p.add_argument("file", metavar="FILE|-", help="JSON file, or - for standard input")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -195,12 +199,41 @@ def _game(doc: dict, options: RuleOptions) -> tuple[dict, str]:
     for i, h in enumerate(hands, 1):
         sheet.add_hand(hand_from(h, options, f"hand {i}"))
     summary = sheet.summary()
+    length, length_words = _length(sheet)
+    if length is not None:
+        summary["length"] = length
     lines = [sheet.to_text(total_label="Total"),
              "games won: " + ", ".join(f"{p} {n}" for p, n in summary["games_won"].items()),
              f"rounds completed: {summary['rounds']}",
+             *length_words,
              f"winner: {summary['winner'] or 'nobody yet'}"]
     if "final" in summary:
         lines.append("final: " + ", ".join(f"{p} {_signed(v)}" for p, v in summary["final"].items()))
     if "settlement" in summary:
         lines += [f"{p['from']} pays {p['to']} {p['amount']}" for p in summary["settlement"]["payments"]]
     return summary, "\n".join(lines)
+
+
+def _length(sheet: ScoreSheet) -> tuple[dict | None, list[str]]:
+    """The game's agreed length (options ``rounds``, ``target_score``) as the page counts it: whether the
+    hands given complete it, in numbers and in a line; (None, []) for an open-ended game.  A hand given
+    after the one that ended the game is refused: the page would not have dealt it."""
+    o, players, n = sheet.options, sheet.players, len(sheet.hands)
+    rounds = agreed_rounds(o, len(players))
+    if rounds is None and o.target_score is None:
+        return None, []
+    end = ended_at(o, [[h.scores.get(p, 0) for p in players] for h in sheet.hands])
+    agreed = []
+    if rounds is not None:
+        each = ", one per player" if o.rounds == ROUNDS_PER_PLAYER else ""
+        agreed.append(f"{rounds} round{'' if rounds == 1 else 's'} agreed ({rounds * len(players)} hands{each})")
+    if o.target_score is not None:
+        agreed.append(f"first to {o.target_score}")
+    if end is not None and end < n:
+        raise ValueError(f"hand {end + 1} comes after the game ended with hand {end}: {' · '.join(agreed)}; "
+                         "leave the later hands out, or agree another length in \"options\" "
+                         "(\"rounds\", \"target_score\"; null: open-ended)")
+    length = {"rounds": rounds, "per_player": o.rounds == ROUNDS_PER_PLAYER, "target": o.target_score,
+              "hands": None if rounds is None else rounds * len(players), "played": n, "complete": end is not None}
+    state = "complete: the game is over" if end is not None else "not complete: the game goes on"
+    return length, [f"length: {' · '.join(agreed)}; {n} hand{'' if n == 1 else 's'} played, {state}"]

@@ -405,7 +405,10 @@ def new_hand(game: Game, now: float) -> Game:
 
 def undo_last_hand(game: Game, now: float) -> Game:
     """Take back the last scored hand: its tally opens again as the players left it.  A game that ended
-    by itself with that hand (its agreed length) goes on again; one the players finished does not."""
+    by itself with that hand (its agreed length) goes on again; one the players finished does not.
+
+    Rules chosen since (while the next hand was dealt) stay chosen, for the next hand: the hand dealt is
+    taken back, not what the players agreed meanwhile."""
     if game is None:
         raise GameError("no game yet: start one first")
     if game.undo is None:
@@ -413,7 +416,9 @@ def undo_last_hand(game: Game, now: float) -> Game:
             raise GameError("the game is finished: start a new one")
         raise GameError("there is no scored hand to take back (only until the next hand's first turn ends)")
     back = game.undo
-    return replace(back, turn=replace(back.turn, clock=back.turn.clock.pause(now)))
+    chosen = game.pending or game.options  # the next hand's rules as the players left them
+    return replace(back, pending=None if chosen == back.options else chosen,
+                   turn=replace(back.turn, clock=back.turn.clock.pause(now)))
 
 
 def score_sheet(game: Game) -> ScoreSheet:

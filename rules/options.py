@@ -22,6 +22,7 @@ DIRECTIONS = ("clockwise", "counterclockwise")
 TILE_SETS = ("standard", "xp")
 SCORINGS = ("sabra", "american", "international", "israeli")
 POOL_EMPTY_WINNERS = ("lowest_value", "fewest_tiles")
+ROUNDS_PER_PLAYER = "players"  # option rounds: as many rounds as players (000_* Israeli)
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class RuleOptions:
     two_jokers_in_set: bool = True
     trump_bonus: int = 0
     pool_empty_winner: str = "lowest_value"
-    rounds: int | None = None
+    rounds: int | str | None = None  # a number, or ROUNDS_PER_PLAYER
     target_score: int | None = None
 
     def __post_init__(self) -> None:
@@ -135,8 +136,11 @@ def _check(name: str, value: Any) -> None:
     """Raise ValueError naming the option and the bad value."""
     doc = OPTION_DOCS[name]
     kind = doc["type"]
+    named = doc.get("named", {})
     ok: bool
-    if kind == "bool":
+    if isinstance(value, str) and value in named:
+        ok = True
+    elif kind == "bool":
         ok = isinstance(value, bool)
     elif kind.startswith("int"):
         low, high = doc["range"]
@@ -146,6 +150,7 @@ def _check(name: str, value: Any) -> None:
         ok = value in doc["values"]
     if not ok:
         allowed = doc.get("values") or (f"a whole number from {doc['range'][0]} to {doc['range'][1]}"
+                                        + "".join(f", {w!r}" for w in named)
                                         + (" or null" if kind == "int|None" else ""))
         raise ValueError(f"bad value {value!r} for rule option {name} (allowed: {allowed})")
 
@@ -266,8 +271,8 @@ OPTION_DOCS: dict[str, dict[str, Any]] = {
     ),
     "rounds": dict(
         summary="how long a game is: this many rounds of one hand per player, after which the game ends "
-                "by itself; null: open-ended, until the players finish it",
-        type="int|None", values=None, range=(1, 100),
+                "by itself; 'players': as many rounds as players; null: open-ended, until the players finish it",
+        type="int|None", values=None, range=(1, 100), named={ROUNDS_PER_PLAYER: "as many rounds as players"},
         source="004_* leaflet: 'with four players a round is made up of four games', 'the players can "
                "determine the numbers of rounds' (none given: open-ended); 000_* Israeli: 'A normal game "
                "consists of four rounds (16 hands) for four players, and five rounds (20 hands) for five'",
@@ -293,8 +298,8 @@ VARIANTS: dict[str, RuleOptions] = {
     "american": _AMERICAN,
     "international": _INTERNATIONAL,
     # Israeli minus scoring (000_*) is played with the Open-Rummy game of the American family;
-    # "A normal game consists of four rounds" (five for five players: rounds=5)
-    "israeli": replace(_AMERICAN, scoring="israeli", rounds=4),
+    # "four rounds (16 hands) for four players, and five rounds (20 hands) for five": one per player
+    "israeli": replace(_AMERICAN, scoring="israeli", rounds=ROUNDS_PER_PLAYER),
     # documented editions and house rules (004_* 'Variations')
     "official_book": replace(
         _SABRA, retrieved_joker="new_set", manipulate_joker_sets=False,
@@ -340,7 +345,8 @@ def parse_override(text: str) -> tuple[str, Any]:
     """``"joker_penalty=25"`` -> ``("joker_penalty", 25)``: one option as written on a command line.
 
     Booleans are yes/no (or true/false), numbers are whole numbers, ``none``
-    or ``off`` clears an option that may be off (``turn_time_limit``).
+    or ``off`` clears an option that may be off (``turn_time_limit``), and a
+    number option may take a named value (``rounds=players``).
     """
     name, sep, raw = str(text).partition("=")
     name, raw = name.strip().replace("-", "_"), raw.strip()
@@ -354,9 +360,13 @@ def parse_override(text: str) -> tuple[str, Any]:
         return name, word in ("yes", "true")
     if kind == "int|None" and word in ("none", "off", "null"):
         return name, None
+    named = OPTION_DOCS[name].get("named", {})
+    if word in named:
+        return name, word
     if kind.startswith("int"):
         if not raw.isdigit() or len(raw) > 6:
-            raise ValueError(f"rule option {name} is a whole number, not {raw!r}")
+            also = "".join(f" or {w}" for w in named)
+            raise ValueError(f"rule option {name} is a whole number{also}, not {raw!r}")
         return name, int(raw)
     return name, raw
 

@@ -288,13 +288,21 @@ class ScoreSheet:
         final = {p: pot - len(self.players) * v for p, v in primary.items()}
         return primary, final
 
+    def ranking(self) -> dict[str, tuple]:
+        """Each player's place key, the higher the better: the scoring method's winning rule, but the
+        total in a game played to a target score (``target_score``, 003_*: "Whichever player has the
+        highest score at the end of the game wins"), lest the player who reached it lose on hands won."""
+        if self.options.target_score is not None:
+            return _by_total(self)
+        return self.scorer.ranking(self)
+
     @property
     def overall_winner(self) -> str | None:
         """Sabra/American: most games won, ties by score; International: top score;
-        Israeli: top final score.  None while nobody is ahead."""
+        Israeli: top final score; played to a target score: top score.  None while nobody is ahead."""
         if not self.hands:
             return None
-        key = self.scorer.ranking(self)
+        key = self.ranking()
         best = max(key.values())
         top = [p for p in self.players if key[p] == best]
         return top[0] if len(top) == 1 else None

@@ -376,6 +376,18 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert page.locator("#clock").inner_text() == "0:45"
+    # as many rounds as players (the Israeli rules' length): the box greys the number out and is what is sent
+    page.goto(url + "/new")
+    assert "90 s a turn" not in page.locator("select[name=rules]").inner_text()
+    page.check("input[data-named-for=rounds]")
+    assert page.is_disabled("#opt-rounds")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    page.locator("#turn-info", has_text="round 1 of 2 · hand 1 of 2").wait_for()
+    page.goto(url + "/settings")
+    assert page.is_checked("input[data-named-for=rounds]") and page.is_disabled("#opt-rounds")
+    page.uncheck("input[data-named-for=rounds]")
+    assert not page.is_disabled("#opt-rounds")
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
@@ -499,8 +511,8 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"], "rules": "israeli", "options": {"turn_time_limit": 60}})
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
     page.goto(url + "/")
-    # 10; the Israeli rules play four rounds (000_*), so the header says where in them the game is
-    assert page.locator("#turn-info").inner_text().startswith("Israeli · round 1 of 4 · hand 1 of 3")
+    # 10; the Israeli rules play as many rounds as players (000_*), so the header says where in them the game is
+    assert page.locator("#turn-info").inner_text().startswith("Israeli · round 1 of 3 · hand 1 of 3")
     page.click("text=Drew from the pool")
     page.locator("#discard-field").wait_for()
     page.fill("#discard", "K1")

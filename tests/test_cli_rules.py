@@ -55,8 +55,8 @@ class TestCheck:
         ("colour_blind=yes", "not NAME=VALUE with a rule option name"),
         ("manipulation=maybe", "yes or no"),
         ("initial_meld=" + "9" * 5000, "whole number"),
-        ("rounds=four", "rule option rounds is a whole number, not 'four'"),
-        ("rounds=0", "bad value 0 for rule option rounds (allowed: a whole number from 1 to 100 or null)"),
+        ("rounds=four", "rule option rounds is a whole number or players, not 'four'"),
+        ("rounds=0", "bad value 0 for rule option rounds (allowed: a whole number from 1 to 100, 'players' or null)"),
         ("target_score=0", "bad value 0 for rule option target_score"),
     ])
     def test_bad_option_exit_2(self, capsys, option, message):
@@ -66,6 +66,7 @@ class TestCheck:
     def test_game_length_options(self, capsys):
         assert run(capsys, "check", "--option", "rounds=4", "--option", "target_score=off", "R1 R2 R3")[0] == 0
         assert run(capsys, "check", "--rules", "israeli", "--option", "rounds=off", "R1 R2 R3")[0] == 0
+        assert run(capsys, "check", "--option", "rounds=players", "R1 R2 R3")[0] == 0
         code, _, err = run(capsys, "check", "--rules", "israeli", "--option", "target_score=300", "R1 R2 R3")
         assert code == 2 and "bad value 300 for rule option target_score with israeli scoring" in err
 
@@ -118,6 +119,43 @@ class TestScore:
         assert code == 0
         assert sheet["totals"] == {"A": 26, "B": -26} and sheet["games_won"] == {"A": 2, "B": 1}
         assert sheet["rounds"] == 1 and sheet["winner"] == "A" and len(sheet["hands"]) == 3
+        assert "length" not in sheet  # open-ended: no length to report
+
+    def test_whole_game_to_a_target_ranks_by_the_score_and_says_it_is_over(self, capsys, monkeypatch):
+        """The command ignored ``rounds`` and ``target_score``: it named Ben, with more hands won, the winner
+        of the game Ann ended by reaching the target, and never said whether the agreed length was played."""
+        doc = {"rules": "sabra", "options": {"target_score": 40}, "players": ["Ann", "Ben"],
+               "hands": [{"racks": {"Ann": ["K1"], "Ben": []}}, {"racks": {"Ann": ["K1"], "Ben": []}},
+                         {"racks": {"Ann": [], "Ben": "K13 K12 K11 K10 O6"}}]}
+        code, out, _ = run(capsys, "score", "--json", "-", stdin=json.dumps(doc), monkeypatch=monkeypatch)
+        sheet = json.loads(out)
+        assert code == 0 and sheet["winner"] == "Ann" and sheet["games_won"] == {"Ann": 1, "Ben": 2}
+        assert sheet["length"] == {"rounds": None, "per_player": False, "target": 40, "hands": None, "played": 3,
+                                   "complete": True}
+        code, out, _ = run(capsys, "score", "-", stdin=json.dumps(doc), monkeypatch=monkeypatch)
+        assert "length: first to 40; 3 hands played, complete: the game is over\nwinner: Ann" in out
+        # a hand after the one that ended the game is refused: the page would not have dealt it
+        doc["hands"].append({"racks": {"Ann": ["K2"], "Ben": []}})
+        code, out, err = run(capsys, "score", "-", stdin=json.dumps(doc), monkeypatch=monkeypatch)
+        assert code == 2 and out == "" and \
+            "hand 4 comes after the game ended with hand 3: first to 40; leave the later hands out" in err
+
+    def test_whole_israeli_game_plays_as_many_rounds_as_players(self, capsys, monkeypatch):
+        hands = [{"racks": {"A": [], "B": ["R5"]}}, {"racks": {"A": ["R5"], "B": []}}, {"racks": {"A": [], "B": ["R5"]}}]
+        doc = {"rules": "israeli", "hands": hands}
+        code, out, _ = run(capsys, "score", "--json", "-", stdin=json.dumps(doc), monkeypatch=monkeypatch)
+        assert code == 0 and json.loads(out)["length"] == {
+            "rounds": 2, "per_player": True, "target": None, "hands": 4, "played": 3, "complete": False}
+        code, out, _ = run(capsys, "score", "-", stdin=json.dumps(dict(doc, hands=hands + hands[:1])),
+                           monkeypatch=monkeypatch)
+        assert code == 0 and ("length: 2 rounds agreed (4 hands, one per player); 4 hands played, "
+                              "complete: the game is over") in out
+        code, _, err = run(capsys, "score", "-", stdin=json.dumps(dict(doc, hands=hands + hands)),
+                           monkeypatch=monkeypatch)
+        assert code == 2 and "hand 5 comes after the game ended with hand 4" in err
+        doc = dict(doc, hands=hands + hands, options={"rounds": None})  # open-ended: every hand is scored
+        code, out, _ = run(capsys, "score", "--json", "-", stdin=json.dumps(doc), monkeypatch=monkeypatch)
+        assert code == 0 and len(json.loads(out)["hands"]) == 6 and "length" not in json.loads(out)
 
     def test_international_closed_hand(self, capsys, monkeypatch):
         doc = {"rules": "international", "racks": {"A": [], "B": ["R5"], "C": ["K9"]},

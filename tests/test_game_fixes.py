@@ -62,6 +62,33 @@ def test_next_hand_waits_while_dealing_and_can_still_be_taken_back():
         start_hand(g, 470.0)
 
 
+def test_rules_chosen_while_dealing_outlive_the_hand_taken_back():
+    """Rules changed while the next hand was dealt were lost when the scored hand was taken back (the tally
+    reopened with the rules of before); they now stay chosen, for the next hand, and survive a restart."""
+    g = scored_sabra_hand(now=10.0)
+    g = change_rules(g, g.options.replace(initial_meld=50, turn_time_limit=90))
+    assert g.status is Status.DEALING and g.pending.initial_meld == 50
+    back = undo_last_hand(g, 20.0)
+    assert back.status is Status.TALLY and back.options.initial_meld == 30  # the hand counted again: as played
+    assert (back.pending.initial_meld, back.pending.turn_time_limit) == (50, 90)
+    assert from_dict(to_dict(back)) == back
+    again = confirm_tally(back, 21.0, {"Ben": R("K7")})
+    assert again.options.initial_meld == 50 and again.turn.clock.limit == 90 and again.pending is None
+    # chosen during the hand taken back, then changed back while dealing: the rules the hand was played by
+    g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
+    g = change_rules(g, g.options.replace(initial_meld=50))
+    g, _, _ = call_rummikub(g, (), 9.0, count_checked=True)
+    g = confirm_tally(g, 10.0, {"Ben": R("K5")})
+    assert g.options.initial_meld == 50 and g.pending is None
+    g = change_rules(g, g.options.replace(initial_meld=30))
+    assert undo_last_hand(g, 20.0).pending is None
+    # nothing changed while dealing: the rules chosen during the hand still wait for the next one
+    g = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
+    g = change_rules(g, g.options.replace(initial_meld=40))
+    g, _, _ = call_rummikub(g, (), 9.0, count_checked=True)
+    assert undo_last_hand(confirm_tally(g, 10.0, {"Ben": R("K5")}), 20.0).pending.initial_meld == 40
+
+
 def test_a_game_saved_while_a_camera_watched_the_deal_still_loads():
     """Older versions saved ``tiles_seen`` (the camera's auto-start, now gone): such a document loads."""
     g = scored_sabra_hand()

@@ -25,16 +25,16 @@ def R(text: str):
     return tuple(parse_tiles(text))
 
 
-def hand(g, now: float, racks: dict | None = None):
-    """The hand on the table is started if it waits, the player whose turn it is goes out at once and the
-    others hold ``racks`` (K5 each unless named): the hand is scored at ``now + 1``."""
+def hand(g, now: float, racks: dict | None = None, winner: str | None = None):
+    """The hand on the table is started if it waits, the player whose turn it is (or ``winner``) goes out
+    at once and the others hold ``racks`` (K5 each unless named): the hand is scored at ``now + 1``."""
     if g.status is Status.DEALING:
         g = start_hand(g, now)
     extra = {}
     if g.options.flow.draw_then_discard:  # American family: draw, then go out with the final discard
         g = draw(g, DrawSource.POOL)
         extra = {"discard": Tile.parse("K1")}
-    g, _, _ = call_rummikub(g, (), now, count_checked=True, **extra)
+    g, _, _ = call_rummikub(g, (), now, count_checked=True, winner=winner, **extra)
     winner = g.tally.winner
     return confirm_tally(g, now + 1, {n: R((racks or {}).get(n, "K5")) for n in g.names if n != winner})
 
@@ -101,11 +101,39 @@ def test_a_target_score_ends_the_game_once_a_total_reaches_it():
     assert g.status is Status.FINISHED and score_sheet(g).totals["Ann"] == 20 and g.undo is not None
 
 
-def test_israeli_plays_four_rounds_by_default():
-    """000_*: "A normal game consists of four rounds": with two players, eight hands."""
-    g = play(find_variant("israeli"), 7, names=("Ann", "Ben"))
-    assert g.status is Status.DEALING and standing(g).last and standing(g).round == 4
-    assert hand(g, 500.0).status is Status.FINISHED
+@pytest.mark.parametrize("rules", ["sabra", "american"])
+def test_a_game_ended_by_its_target_is_won_by_the_player_who_reached_it(rules):
+    """The game ends because Ann's total reached the target; it used to name Ben the winner, who had won more
+    hands (the leaflet's rule for rounds), though 003_* says the highest score wins a game played to points."""
+    g = start_game(["Ann", "Ben"], find_variant(rules, target_score=40), 0.0)
+    for t in (1.0, 11.0):  # Ben goes out twice, Ann holding a K1 each time: Ben 2, Ann -2
+        g = hand(g, t, {"Ann": "K1"}, winner="Ben")
+    assert g.status is Status.DEALING and score_sheet(g).games_won == {"Ann": 0, "Ben": 2}
+    g = hand(g, 21.0, {"Ben": "K13 K12 K11 K10 O6"}, winner="Ann")  # Ann goes out: 52 - 2, past 40
+    sheet = score_sheet(g)
+    assert g.status is Status.FINISHED and sheet.totals == {"Ann": 50, "Ben": -50}
+    assert sheet.games_won == {"Ann": 1, "Ben": 2} and sheet.overall_winner == "Ann"
+
+
+@pytest.mark.parametrize("names, box", [(("Ann", "Ben"), "standard"), (("Ann", "Ben", "Cid", "Dan"), "standard"),
+                                        (("Ann", "Ben", "Cid", "Dan", "Eve"), "xp")])
+def test_israeli_plays_as_many_rounds_as_players(names, box):
+    """000_*: "A normal game consists of four rounds (16 hands) for four players, and five rounds (20 hands)
+    for five players": two players play two rounds, five players five; it used to be four whatever the count."""
+    n = len(names)
+    racks = {name: f"K{5 + i}" for i, name in enumerate(names)}  # a tile each, within the box
+    g = start_game(list(names), find_variant("israeli", tile_set=box), 0.0)
+    for i in range(n * n - 1):
+        g = hand(g, 10.0 * i + 1, racks)
+    w = standing(g)
+    assert g.status is Status.DEALING and w.last and (w.round, w.rounds, w.per_player) == (n, n, True)
+    assert hand(g, 500.0, racks).status is Status.FINISHED
+
+
+def test_a_number_of_rounds_still_works_with_the_israeli_rules():
+    g = play(find_variant("israeli", rounds=4), 7, names=("Ann", "Ben"))
+    assert g.status is Status.DEALING and standing(g).last and standing(g).rounds == 4
+    assert not standing(g).per_player and hand(g, 500.0).status is Status.FINISHED
 
 
 def test_a_changed_length_counts_at_once():

@@ -39,7 +39,7 @@ from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
         ("sabra", "rounds", None, "004_* leaflet: the players can determine the numbers of rounds"),
         ("american", "rounds", None, "004_* American: no length given"),
         ("international", "rounds", None, "004_* International: no length given"),
-        ("israeli", "rounds", 4, "000_* A normal game consists of four rounds"),
+        ("israeli", "rounds", "players", "000_* four rounds for four players, and five rounds for five"),
         ("sabra", "target_score", None, "003_*: a target is agreed before playing, none by default"),
     ],
 )
@@ -77,6 +77,9 @@ def test_find_variant_overrides_and_spelling():
         ({"speed": 3}, "speed"),
         ({"rounds": 0}, "bad value 0 for rule option rounds"),
         ({"rounds": "4"}, "bad value '4' for rule option rounds"),
+        ({"rounds": "all"}, r"bad value 'all' for rule option rounds \(allowed: a whole number from 1 to 100, "
+                            r"'players' or null\)"),
+        ({"rounds": ["players"]}, "bad value \\['players'\\] for rule option rounds"),
         ({"target_score": True}, "bad value True for rule option target_score"),
         ({"variant": "israeli", "target_score": 200}, "bad value 200 for rule option target_score with israeli"),
     ],
@@ -170,5 +173,8 @@ def test_game_length_on_the_command_line():
     assert parse_override("rounds=off") == ("rounds", None) == parse_override("rounds=null")
     assert parse_override("target-score=250") == ("target_score", 250)
     assert find_variant("israeli", **dict([parse_override("rounds=5")])).rounds == 5
-    with pytest.raises(ValueError, match="rule option rounds is a whole number, not 'all'"):
+    assert parse_override("rounds=players") == ("rounds", "players") == parse_override("rounds=Players")
+    with pytest.raises(ValueError, match="rule option rounds is a whole number or players, not 'all'"):
         parse_override("rounds=all")
+    with pytest.raises(ValueError, match="rule option target_score is a whole number, not 'players'"):
+        parse_override("target_score=players")

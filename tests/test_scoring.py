@@ -58,6 +58,26 @@ def test_sheet_games_rounds_and_winner():
     assert sheet.rounds == 1 and sheet.round_of(5) == 2
 
 
+@pytest.mark.parametrize("rules", ["sabra", "american"])
+def test_a_game_to_a_target_score_is_won_by_the_score(rules):
+    """003_*: "determine how many total points to reach ... Whichever player has the highest score at the
+    end of the game wins": Ann, who reached 40, wins though Ben won two hands to her one (without a target
+    the leaflet's rule stands: most hands won)."""
+    hands = [{"Ann": "K1", "Ben": ""}, {"Ann": "K1", "Ben": ""}, {"Ann": "", "Ben": "K13 K12 K11 O6"}]
+
+    def sheet(**length):
+        s = ScoreSheet(["Ann", "Ben"], find_variant(rules, **length))
+        for h in hands:
+            s.score({p: P(r) for p, r in h.items()})
+        return s
+
+    to_40 = sheet(target_score=40)
+    assert to_40.totals == {"Ann": 40, "Ben": -40} and to_40.games_won == {"Ann": 1, "Ben": 2}
+    assert to_40.overall_winner == "Ann" and to_40.ranking() == {"Ann": (40,), "Ben": (-40,)}
+    assert sheet(target_score=40, rounds=3).overall_winner == "Ann"  # a target agreed: points decide
+    assert sheet().overall_winner == "Ben" and sheet(rounds=2).overall_winner == "Ben"
+
+
 def test_sheet_round_trip_and_rows():
     sheet = sample_sheet()
     again = ScoreSheet.from_dict(sheet.to_dict())

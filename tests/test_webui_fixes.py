@@ -373,6 +373,20 @@ def test_a_scored_hand_can_be_taken_back_while_the_next_waits(client, live):
     assert res.get_json()["game"]["tally"]["racks"]["Ben"] == "K5"
 
 
+def test_rules_saved_while_dealing_stay_when_the_hand_is_taken_back(client, live):
+    """Settings saved while the next hand was dealt were dropped by "Take back this hand": the page went back
+    to the rules of before, and the hand counted again dealt the next one by them."""
+    live.set_table("R1 R2 R3")
+    start(client, ["Ann", "Ben"])
+    score_a_hand(client, live, "Ann", {"Ben": "K5"})
+    res = client.post("/api/settings", json={"options": {"initial_meld": 50}})
+    assert res.status_code == 200 and res.get_json()["applies"] == "from the next hand"
+    g = client.post("/api/tally/undo").get_json()["game"]
+    assert g["status"] == "tally" and g["pending"] == "Sabra rules, 50-point first meld, 60 s a turn"
+    res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K7"}})
+    assert res.status_code == 200 and res.get_json()["state"]["options"]["initial_meld"] == 50
+
+
 # --- 6: who has melded, in the Israeli and International tally ------------------------
 
 def test_israeli_tally_preview_and_melded_override(client, live):

@@ -6,6 +6,8 @@ The Flask test client with a fake live table and a fake clock, as in test_webui_
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
@@ -25,7 +27,7 @@ def next_hand(client) -> None:
 
 def test_the_game_says_where_it_stands_and_finishes_itself_after_the_last_round(client, clock):
     s = start(client, options={"rounds": 1})
-    assert s["game"]["length"] == {"rounds": 1, "target": None, "round": 1, "hand_in_round": 1,
+    assert s["game"]["length"] == {"rounds": 1, "per_player": False, "target": None, "round": 1, "hand_in_round": 1,
                                    "hands_per_round": 2, "hands": 2, "last_hand": False,
                                    "words": "round 1 of 1 · hand 1 of 2"}
     score_a_hand(client, "Ann", {"Ben": "R5 K7"})  # Ann +12
@@ -73,6 +75,27 @@ def test_a_target_score_on_the_page(client):
     assert s["game"]["length"]["words"] == "first to 20"
 
 
+def test_a_game_to_a_target_ranks_by_the_score_on_the_page(client, clock):
+    """Ann's total reaching the target ends the game: she wins and heads the standings, though Ben won more
+    hands (the table named Ben, by the leaflet's hands-won rule for a number of rounds)."""
+    start(client, options={"target_score": 40})
+    for i in range(2):  # Ben goes out twice: Ben +1 each time
+        if i:
+            next_hand(client)
+            clock.advance(5)
+        score_a_hand(client, "Ben", {"Ann": "K1"})
+    next_hand(client)
+    clock.advance(5)
+    score_a_hand(client, "Ann", {"Ben": "K13 K12 K11 K10 O6"})  # Ann: -2 + 52
+    s = state(client)
+    assert s["game"]["status"] == "finished" and s["game"]["winner"] == "Ann"
+    assert s["scores"]["result"] == "Ann wins" and s["scores"]["winner"] == "Ann"
+    assert s["scores"]["standings"] == [{"player": "Ann", "place": 1, "games_won": 1, "total": 50},
+                                        {"player": "Ben", "place": 2, "games_won": 2, "total": -50}]
+    assert ["Final place", "1", "2"] in [r for r in csv.reader(io.StringIO(
+        client.get("/api/scores.csv").get_data(as_text=True)))]
+
+
 def test_a_length_changed_in_settings_counts_at_once(client):
     start(client)
     assert state(client)["game"]["length"]["words"] == "hand 1"  # open-ended, as before
@@ -102,3 +125,51 @@ def test_the_new_game_form_starts_from_the_settings(client):
     s = start(client, players=("Cid", "Dan"), options={"turn_time_limit": 45, "rounds": None, "target_score": None})
     assert s["clock"]["limit"] == 45 and s["game"]["length"]["rounds"] is None
     assert 'value="45"' in client.get("/new").get_data(as_text=True)
+
+
+def test_the_new_game_rules_line_leaves_the_clock_to_its_field(client):
+    """The line read "As set on Settings: Sabra rules, 30-point first meld, 90 s a turn" even once the
+    clock below it was changed on the form: it now names the rules, and the clock field alone the clock."""
+    assert client.post("/api/settings", json={"options": {"turn_time_limit": 90}}).status_code == 200
+    page = client.get("/new").get_data(as_text=True)
+    assert '<option value="" selected>As set on Settings: Sabra rules, 30-point first meld</option>' in page
+    assert "90 s a turn" not in page
+    assert re.search(r'<input id="opt-turn_time_limit"[^>]*value="90"', page)
+
+
+def test_israeli_rules_play_as_many_rounds_as_players_on_the_page(client, clock):
+    """000_*: four rounds for four players, five for five: two players play two rounds (it was four)."""
+    s = start(client, rules="israeli")
+    assert s["options"]["rounds"] == "players"
+    length = s["game"]["length"]
+    assert (length["rounds"], length["per_player"], length["hands"]) == (2, True, 4)
+    assert length["words"] == "round 1 of 2 · hand 1 of 2"
+    for i, (winner, loser) in enumerate((("Ann", "Ben"), ("Ben", "Ann"), ("Ann", "Ben"), ("Ben", "Ann"))):
+        if i:
+            next_hand(client)
+            clock.advance(5)
+        score_a_hand(client, winner, {loser: "R5"})
+    g = state(client)["game"]
+    assert g["status"] == "finished" and g["length"]["words"] == "2 rounds agreed, one per player"
+    # three players: three rounds
+    s = start(client, players=("Ann", "Ben", "Cid"), rules="israeli")
+    assert s["game"]["length"]["words"] == "round 1 of 3 · hand 1 of 3"
+
+
+def test_as_many_rounds_as_players_in_settings(client):
+    """Settings offers "as many rounds as players" beside the number of rounds; the API takes "players"
+    and a number still, and names what it accepts when given another word."""
+    page = client.get("/settings").get_data(as_text=True)
+    box = re.search(r'<input type="checkbox" data-named-for="rounds" value="players"[^>]*>', page)
+    assert box and "checked" not in box.group(0) and "As many rounds as players" in page
+    assert client.post("/api/settings", json={"options": {"rounds": "players"}}).status_code == 200
+    page = client.get("/settings").get_data(as_text=True)
+    assert re.search(r'<input type="checkbox" data-named-for="rounds" value="players" checked>', page)
+    assert re.search(r'<input id="opt-rounds" name="rounds"[^>]*value=""[^>]* disabled>', page)
+    assert client.get("/api/options").get_json()["options"]["rounds"] == "players"
+    res = client.post("/api/settings", json={"options": {"rounds": "all"}})
+    assert res.status_code == 400 and res.get_json()["message"] == (
+        "bad value 'all' for rule option rounds (allowed: a whole number from 1 to 100, 'players' or null)")
+    assert client.post("/api/settings", json={"options": {"rounds": 3}}).status_code == 200
+    assert "checked" not in re.search(r'data-named-for="rounds"[^>]*>', client.get("/settings").get_data(
+        as_text=True)).group(0)

@@ -50,7 +50,8 @@ WORDS: dict[str, tuple[str, dict]] = {
     "trump_bonus": ("International: points for holding the trump's twin (0: none)", {}),
     "pool_empty_winner": ("Pool used up, nobody out: who wins", {"lowest_value": "the lowest rack value",
                                                                   "fewest_tiles": "the fewest tiles"}),
-    "rounds": ("Rounds in a game, one hand each (empty: until you press Finish)", {}),
+    "rounds": ("Rounds in a game, one hand each (empty: until you press Finish)",
+               {"players": "As many rounds as players (the Israeli rules)"}),
     "target_score": ("Points that end the game (empty: none)", {}),
 }
 MAIN = ("game", "manipulation", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring", "rounds",
@@ -63,14 +64,17 @@ def option_fields(options: RuleOptions) -> list[dict]:
     for name, doc in OPTION_DOCS.items():
         label, choices = WORDS[name]
         value = getattr(options, name)
+        named = None  # the named value chosen, when it is one
         if doc["type"] == "bool" or doc.get("values"):
             widget = "select"
             pairs = [(str(v).lower() if isinstance(v, bool) else v, choices.get(v, v)) for v in doc["values"]]
             value = str(value).lower() if isinstance(value, bool) else value
-        else:
-            widget, pairs = "number", []
-            value = "" if value is None else value
+        else:  # a number; a named value ("players" rounds) is a box ticked beside it
+            widget = "number"
+            pairs = [(v, choices.get(v, words)) for v, words in doc.get("named", {}).items()]
+            named = value if isinstance(value, str) else None
+            value = "" if value is None or named else value
         low, high = doc.get("range", (None, None))
         out.append({"name": name, "label": label, "type": doc["type"], "widget": widget, "choices": pairs,
-                    "value": value, "main": name in MAIN, "min": low, "max": high})
+                    "value": value, "named": named, "main": name in MAIN, "min": low, "max": high})
     return out

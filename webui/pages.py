@@ -49,10 +49,12 @@ def new_game():
     c = companion()
     s = c.session
     names = list(s.game.names) if s.game else c.demo_players
-    # the table's own choices, filled in from Settings: a rulebook picked on the form keeps them
+    # the table's own choices, filled in from Settings: a rulebook picked on the form keeps them; the
+    # "As set on Settings" line leaves the clock to its own field, which the players may change here
     fields = [f for f in option_fields(s.options) if f["name"] in NEW_GAME_FIELDS]
     return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
-                           current=rules_words(s.options), players=names, games=s.games(), fields=fields)
+                           current=rules_words(s.options, clock=False), players=names, games=s.games(),
+                           fields=fields)
 
 
 @bp.get("/settings")

@@ -181,30 +181,36 @@ def last_verdict(last: LastTurn) -> dict | None:
 
 def length_json(game: Game) -> dict:
     """Where the game stands in its agreed length (``rules.game_length``), with ``words`` for the page's
-    header: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"; once finished, the length agreed."""
+    header: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"; once finished, the length agreed.
+    ``per_player``: the rounds are as many as players (the Israeli rules), ``rounds`` counts them."""
     w = standing(game)
     finished = game.status is Status.FINISHED
     rounds = None if w.rounds is None else f"{w.rounds} round{'' if w.rounds == 1 else 's'}"
+    agreed = f"{rounds} agreed" + (", one per player" if w.per_player else "")
     if rounds is None:
         words = [] if finished else [f"hand {w.hand}"]
     elif finished:
-        words = [f"{rounds} agreed"]
+        words = [agreed]
     elif w.hand > w.hands:  # the length was shortened meanwhile: this hand still finishes
-        words = [f"hand {w.hand}, past the {rounds} agreed: the game ends when it is scored"]
+        words = [f"hand {w.hand}, past the {agreed}: the game ends when it is scored"]
     else:
         words = [f"round {w.round} of {w.rounds} · hand {w.hand_in_round} of {w.per_round}"
                  + (" · last hand" if w.last else "")]
     if w.target is not None:
         words.append(f"first to {w.target}")
-    return {"rounds": w.rounds, "target": w.target, "round": w.round, "hand_in_round": w.hand_in_round,
+    return {"rounds": w.rounds, "per_player": w.per_player, "target": w.target, "round": w.round,
+            "hand_in_round": w.hand_in_round,
             "hands_per_round": w.per_round, "hands": w.hands, "last_hand": w.last and not finished,
             "words": " · ".join(words)}
 
 
-def rules_words(o: RuleOptions) -> str:
-    """A one-line name of the rules for players: "American rules, 21-point first meld, no clock"."""
-    clock = f"{o.turn_time_limit} s a turn" if o.turn_time_limit else "no clock"
-    return f"{rules_name(o)} rules, {o.initial_meld}-point first meld, {clock}"
+def rules_words(o: RuleOptions, clock: bool = True) -> str:
+    """A one-line name of the rules for players: "American rules, 21-point first meld, no clock"; without
+    the ``clock`` where the clock is a field of its own beside it (New game), so the line cannot contradict it."""
+    words = f"{rules_name(o)} rules, {o.initial_meld}-point first meld"
+    if not clock:
+        return words
+    return f"{words}, {o.turn_time_limit} s a turn" if o.turn_time_limit else f"{words}, no clock"
 
 
 def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) -> list[dict]:
@@ -277,9 +283,10 @@ def csv_rows(sheet: ScoreSheet, finished: bool = False) -> list[list]:
 
 def standings(sheet: ScoreSheet) -> list[dict]:
     """The players best first by the game's winning rule (rules.scoring: Sabra and American most hands
-    won, then the total; International the total; Israeli the final score), players level on it sharing
-    a place: ``{"player", "place", "games_won", "total"}`` and, for Israeli scoring, ``primary`` and ``final``."""
-    key = sheet.scorer.ranking(sheet)
+    won, then the total; International, or any game played to a target score, the total; Israeli the
+    final score), players level on it sharing a place: ``{"player", "place", "games_won", "total"}`` and,
+    for Israeli scoring, ``primary`` and ``final``."""
+    key = sheet.ranking()
     order = sorted(sheet.players, key=key.__getitem__, reverse=True)  # stable: seat order within a tie
     won, totals = sheet.games_won, sheet.totals
     israeli = sheet.israeli_scores() if sheet.scorer.final_scores else None

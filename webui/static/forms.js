@@ -18,6 +18,8 @@ function formBody(form) {
     else if (type === "int|None") data[input.name] = input.value.trim() === "" ? null : Number(input.value);
     else data[input.name] = input.value;
   }
+  // a number option's named value ticked ("as many rounds as players") is sent instead of the number
+  form.querySelectorAll("input[data-named-for]:checked").forEach((box) => { data[box.dataset.namedFor] = box.value; });
   if (form.id === "new-game") {
     // the clock and the length, filled in from Settings, are sent as shown: a rulebook picked here keeps them
     const { players, first, rules, trump, ...options } = data;
@@ -91,6 +93,11 @@ async function submit(form) {
   ok.hidden = false;
   return false;
 }
+
+// a number option's named value ticked: the number box beside it is not what is sent, so it is greyed
+document.querySelectorAll("input[data-named-for]").forEach((box) => box.addEventListener("change", () => {
+  box.form.elements[box.dataset.namedFor].disabled = box.checked;
+}));
 
 // who starts: one choice per name typed
 const players = document.querySelector("#new-game textarea[name=players]");
