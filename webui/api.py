@@ -321,6 +321,16 @@ def hand_start():
     return jsonify(c.state_json())
 
 
+@bp.post("/hand/trump")
+def hand_trump():
+    """The face-up trump tile of the hand in play, forgotten at Start hand or mistyped: ``{"trump": "R7"}``
+    (American and International), while it still lies face up."""
+    data = body()
+    c = companion()
+    c.session.set_trump(field(data, "trump", str, required=True))
+    return jsonify(c.state_json())
+
+
 @bp.post("/tally/undo")
 def tally_undo():
     """Take back the last scored hand: its tally opens again."""

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Callable
 
 from rules.game_codec import from_dict, options_back, to_dict
-from rules.game_deal import start_hand
+from rules.game_deal import set_trump, start_hand
 from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded, set_tally_rack,
@@ -469,6 +469,15 @@ class GameSession:
             if g.status is Status.PLAYING:
                 raise Conflict(f"hand {g.hand} has already started: it is {g.current.name}'s turn")
             self._commit(start_hand(g, self.now(), trump_arg(trump)))
+
+    def set_trump(self, code: str | None) -> None:
+        """The face-up trump tile of the hand in play, said after Start hand (forgotten, or mistyped),
+        as long as it lies face up (rules.game_deal.set_trump)."""
+        with self._lock:
+            trump = trump_arg(code)
+            if trump is None:
+                raise SessionError("trump tile: type the code of the tile face up, e.g. R7")
+            self._commit(set_trump(self._playing(), trump))
 
     def dismiss_restore(self) -> None:
         """The players say the table is back as the picture shows."""

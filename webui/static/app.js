@@ -261,6 +261,14 @@ function renderButtons(g) {
   $("dealing").hidden = !dealing;
   $("start-hand").disabled = busy || !dealing;
   $("hand-trump-field").hidden = !(dealing && g.has_trump);  // each American or International hand turns its own
+  // a trump forgotten at Start hand (or mistyped) is said in play, while it lies face up
+  const trumpOpen = playing && g.has_trump && g.trump_up;
+  $("trump-control").hidden = !trumpOpen;
+  if (trumpOpen) {
+    $("trump-label").textContent = g.trump ? `Trump ${g.trump} (mistyped? correct it):` : "Trump tile not entered:";
+    $("set-trump").textContent = g.trump ? "Correct trump" : "Set trump";
+  }
+  $("set-trump").disabled = busy || !trumpOpen;
   if (!dealing) $("dealing-error").hidden = true;
   if (dealing) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
@@ -753,6 +761,11 @@ async function press(action, target) {
       return r;
     }
     case "undo-hand": return post("/api/tally/undo");
+    case "set-trump": {
+      const r = await post("/api/hand/trump", { trump: $("trump-code").value.trim() });
+      if (r) $("trump-code").value = "";
+      return r;
+    }
     case "restored": return post("/api/restore/dismiss");
     case "save-rack": {
       const rack = $("hint-rack").value;
@@ -787,6 +800,11 @@ document.addEventListener("keydown", (e) => {
   if (g.status !== "playing") return;
   e.preventDefault();
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
+});
+
+// Enter in the trump box sets it
+$("trump-code").addEventListener("keydown", (e) => {
+  if (e.key === "Enter") { e.preventDefault(); act("set-trump", $("set-trump")); }
 });
 
 // tiles named for a turn no camera saw: the count follows them
