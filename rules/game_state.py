@@ -72,6 +72,10 @@ class Action(str, enum.Enum):
     UNCHECKED = "unchecked"  # no camera saw the table: the players said what the turn placed
 
 
+# turn-log actions whose table no rule judged: their records are neither legal nor illegal
+NOT_JUDGED = frozenset({Action.UNCHECKED})
+
+
 class DrawSource(str, enum.Enum):
     POOL = "pool"
     DISCARD = "discard"

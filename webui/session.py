@@ -16,7 +16,7 @@ from typing import Callable
 
 from rules.game_codec import from_dict, options_back, to_dict
 from rules.game_deal import set_trump, start_hand
-from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
+from rules.game_state import NOT_JUDGED, Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded, set_tally_rack,
     undo_last_hand,
@@ -54,14 +54,16 @@ class StorageError(RuntimeError):
 
 def turn_row(record: TurnRecord) -> dict:
     """The turn log's row; a turn no camera saw (action ``unchecked``) whose tiles were not named
-    says how many were placed ("3 tiles")."""
+    says how many were placed ("3 tiles").  ``legal`` is None where no rule judged the table (a turn
+    no camera saw): neither legal nor illegal."""
     v = record.verdict
     n = record.unchecked
     placed = format_tiles(v.placed) or (f"{n} tile{'s' if n != 1 else ''}" if n else "")
     return {
         "hand": record.hand, "number": record.number, "player": record.player,
         "started_at": record.started_at, "ended_at": record.ended_at, "action": record.action.value,
-        "legal": v.legal, "problems": [p.message for p in v.problems], "placed": placed, "penalty": record.penalty,
+        "legal": None if record.action in NOT_JUDGED else v.legal, "problems": [p.message for p in v.problems],
+        "placed": placed, "penalty": record.penalty,
         "table_before": format_table(record.table_before), "table_after": format_table(record.table_after),
     }
 
