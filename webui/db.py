@@ -32,8 +32,8 @@ TURNS = """CREATE TABLE IF NOT EXISTS {name} (
     player TEXT NOT NULL,
     started_at REAL NOT NULL,
     ended_at REAL NOT NULL,
-    action TEXT NOT NULL,           -- done | pass | draw | discard | timeout | rummikub | unchecked
-    legal INTEGER,                  -- 1 legal, 0 not; NULL: not judged (unchecked)
+    action TEXT NOT NULL,           -- done | pass | draw | discard | timeout | rummikub | unchecked | table_found
+    legal INTEGER,                  -- 1 legal, 0 not; NULL: not judged (unchecked, table_found)
     problems TEXT NOT NULL,         -- JSON list of plain-words problems
     placed TEXT NOT NULL,           -- tile codes
     penalty INTEGER NOT NULL,       -- tiles drawn as a penalty

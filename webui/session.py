@@ -23,7 +23,7 @@ from rules.game_tally import (
 )
 from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
-    table_restored, time_out, undo_draw,
+    table_found, table_restored, time_out, undo_draw,
 )
 from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
@@ -55,7 +55,7 @@ class StorageError(RuntimeError):
 def turn_row(record: TurnRecord) -> dict:
     """The turn log's row; a turn no camera saw (action ``unchecked``) whose tiles were not named
     says how many were placed ("3 tiles").  ``legal`` is None where no rule judged the table (a turn
-    no camera saw): neither legal nor illegal."""
+    no camera saw, the table found on the camera's return): neither legal nor illegal."""
     v = record.verdict
     n = record.unchecked
     placed = format_tiles(v.placed) or (f"{n} tile{'s' if n != 1 else ''}" if n else "")
@@ -443,16 +443,27 @@ class GameSession:
         self._commit(new, record=record, snapshot=picture)
         self._ended = (self.turn_id(), g.current.name, self.now())
 
-    def tick(self, table: Table, picture: bytes | None = None) -> None:
-        """Called often: when the clock has run out, end the turn by the time-limit rules."""
+    def tick(self, table: Table, picture: bytes | None = None, *, seen: bool = True) -> None:
+        """Called often: when the clock has run out, end the turn by the time-limit rules (``seen``
+        False: no camera sees ``table``, so the next turn's table is not known)."""
         with self._lock:
             if self.game is None:
                 return
-            out = time_out(self.game, table_of(table), self.now())
+            out = time_out(self.game, table_of(table), self.now(), seen=seen)
             if out is None:
                 return
             new, record = out
             self._commit(new, record=record, snapshot=KEEP if new.restore else picture)
+
+    def take_found_table(self, table: Table, picture: bytes | None = None) -> None:
+        """The camera is back and sees ``table`` held still: a turn that followed turns no camera saw
+        starts from it (rules.game_turns.table_found), logged; ``picture`` becomes the turn's.  Nothing
+        changes when the turn's table is known."""
+        with self._lock:
+            out = table_found(self.game, table_of(table), self.now())
+            if out is not None:
+                new, record = out
+                self._commit(new, record=record, snapshot=picture)
 
     def check_restored(self, table: Table) -> None:
         """Clear the restore banner by itself once the camera sees the turn's table again."""

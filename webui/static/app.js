@@ -284,7 +284,9 @@ function drawnWords(drew) {
 // With no camera the table never changes, so End turn cannot see what a turn placed: it asks.  Sabra:
 // drew a tile, or placed how many (which ones too, when the rack is typed, so they leave it); American
 // and International (after the draw): only discarded, or placed how many, with the discard typed as ever.
-function noCamera(s) { return !!(s.camera && !s.camera.ok); }
+// So it does after turns no camera saw, until the camera is back and has found the table.
+function unseenTurn(s) { const g = s.game || {}; return g.status === "playing" && !!g.turn.unseen; }
+function noCamera(s) { return !!(s.camera && !s.camera.ok) || unseenTurn(s); }
 
 function renderUnseen(s) {
   const g = s.game || {};
@@ -296,6 +298,8 @@ function renderUnseen(s) {
   const me = g.players.find((p) => p.current) || { rack_count: 14 };
   const meld = g.turn.phase === "meld";  // the turn ends with a discard
   $("unseen-who").textContent = g.current;
+  $("unseen-why").textContent = s.camera.ok ? "The camera is back but has not taken the table yet:"
+                                            : "No camera sees the table:";
   $("unseen-drew").textContent = meld ? "Only discarded" : "Drew a tile";
   $("unseen-tiles-field").hidden = !me.rack_typed;
   // the most a turn can place without emptying the rack (that is Rummikub!)
@@ -354,6 +358,7 @@ function renderVerdict(s) {
   $("last-turn").hidden = !showLast;
   $("undo-hand").hidden = !(showLast && g.can_undo_hand);
   if (showLast) $("last-turn-text").replaceChildren(...lastWords(last));
+  renderFound(s);
   if (box.hidden) return;
   box.className = "card verdict " + (v.legal ? "legal" : v.unsure ? "unsure" : "illegal") + (attempt ? "" : " preview");
   $("verdict-word").textContent = v.word || (v.legal ? "LEGAL" : "NOT LEGAL");
@@ -367,6 +372,26 @@ function renderVerdict(s) {
   const sug = s.suggestion;
   $("suggestion").hidden = !sug;
   if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
+}
+
+// After turns no camera saw, the camera's return: the table it finds is where the turn on started.
+// Tiles the player laid before it came back cannot be told from the others: the page says so.
+function renderFound(s) {
+  const g = s.game || {};
+  const t = g.status === "playing" ? g.turn : null;
+  const waiting = !!(t && t.unseen && s.camera.ok);
+  const found = t ? t.found : null;
+  $("table-found").hidden = !(waiting || found);
+  if (waiting) {
+    $("table-found").textContent = "The camera is back. Turns before this one were played with no camera, so " +
+      `once the table holds still, the table it sees is taken as where ${g.current}'s turn started.`;
+  } else if (found) {
+    const n = found.length;
+    const tiles = n ? ` (${n} tile${n === 1 ? "" : "s"} placed while no camera saw: ${found.join(" ")})` : "";
+    $("table-found").textContent = `The camera is back: the table it found is taken as where ${g.current}'s ` +
+      `turn started${tiles}. Tiles ${g.current} placed before it came back cannot be told apart from those: ` +
+      "they count as on the table already, not as this turn's.";
+  }
 }
 
 // the previous turn in a line (text and, for the discard, its tile): "Last turn, Bo: discarded R7"
