@@ -96,7 +96,7 @@ def to_dict(game: Game) -> dict[str, Any]:
                            "paused": t.clock.paused},
                  "drew": None if t.drew is None else {"source": t.drew.source.value,
                                                        "tile": t.drew.tile.code if t.drew.tile else None},
-                 "attempt": _verdict(t.attempt)},
+                 "attempt": _verdict(t.attempt), "unseen": t.unseen, "found": _tiles(t.found)},
         "last": None if game.last is None else {
             "player": game.last.player, "action": game.last.action, "verdict": _verdict(game.last.verdict),
             "penalty": game.last.penalty, "note": game.last.note,
@@ -129,7 +129,9 @@ def from_dict(d: dict[str, Any]) -> Game:
                                     paused=bool(c["paused"])),
                     drew=None if t["drew"] is None else Drawn(DrawSource(t["drew"]["source"]),
                                                               _tile_back(t["drew"]["tile"])),
-                    attempt=_verdict_back(t["attempt"]))
+                    attempt=_verdict_back(t["attempt"]),
+                    # saved before a camera's return was followed: the table was taken as known
+                    unseen=bool(t.get("unseen", False)), found=_tiles_back(t.get("found")))
         last = d.get("last")
         restore = d.get("restore")
         tally = d.get("tally")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.game_clock import TurnClock
-from rules.game_state import Game, GameError, Status
+from rules.game_state import DrawSource, Game, GameError, Status
 from rules.tiles import Tile
 
 NOT_STARTED = "the next hand has not started: press Start hand once the tiles are dealt"
@@ -35,3 +35,32 @@ def start_hand(game: Game, now: float, trump: Tile | None = None) -> Game:
         raise GameError(f"a {game.options.game.capitalize()} hand has no trump tile")
     clock = TurnClock.start(game.options.turn_time_limit, now)
     return replace(game, status=Status.PLAYING, trump=trump, turn=replace(game.turn, clock=clock))
+
+
+def set_trump(game: Game, trump: Tile) -> Game:
+    """The face-up trump tile of the hand in play, said after its start (American and International).
+
+    Start hand (and New game) take it, but players forget, and then it could
+    never be entered: so it may be said while the hand is in play, and a
+    mistyped one corrected, as long as it still lies face up.  Once taken
+    (only to win at once, seed 004) it is in a rack and the hand's record of
+    it stands; a turn that took it can take the draw back first.  Refused for
+    a game without a trump (Sabra), outside play (a hand waiting for its start
+    takes it with Start hand), and once it has been taken.
+    """
+    if game is None:
+        raise GameError("no game yet: start one first")
+    if not game.options.flow.trump:
+        raise GameError(f"a {game.options.game.capitalize()} hand has no trump tile")
+    if game.status is Status.DEALING:
+        raise GameError(f"hand {game.hand} has not started: type its trump tile beside Start hand")
+    if game.status is not Status.PLAYING:
+        raise GameError(f"the trump tile is set while a hand is in play, not while the game is in its "
+                        f"{game.status.value}")
+    if not game.trump_up:
+        drew = game.turn.drew
+        if drew is not None and drew.source is DrawSource.TRUMP:
+            raise GameError(f"{game.current.name} has taken the trump tile this turn: take the draw back to "
+                            "put it face up again, then set it")
+        raise GameError("the trump tile has been taken: it can no longer be set")
+    return replace(game, trump=trump)

@@ -70,6 +70,13 @@ class Action(str, enum.Enum):
     TIMEOUT = "timeout"
     RUMMIKUB = "rummikub"  # the winner's last turn, ended by calling "Rummikub!"
     UNCHECKED = "unchecked"  # no camera saw the table: the players said what the turn placed
+    # not a turn: the camera came back after turns it did not see, and the table it found became the
+    # start of the turn on (rules.game_turns.table_found); logged so the log says where the table came from
+    TABLE_FOUND = "table_found"
+
+
+# turn-log actions whose table no rule judged: their records are neither legal nor illegal
+NOT_JUDGED = frozenset({Action.UNCHECKED, Action.TABLE_FOUND})
 
 
 class DrawSource(str, enum.Enum):
@@ -138,6 +145,12 @@ class Turn:
     clock: TurnClock
     drew: Drawn | None = None
     attempt: Verdict | None = None  # the verdict of an "end turn" that was refused
+    # the table the turn started from is not the real one: tiles may have been placed since in turns no
+    # camera saw, so nothing on the table can be judged until a camera finds it (game_turns.table_found)
+    unseen: bool = False
+    # the camera came back during this turn and its table was taken as the turn's start: the tiles it
+    # found beyond the table the game knew (None: the turn started from a table the game knew)
+    found: tuple[Tile, ...] | None = None
 
 
 @dataclass(frozen=True)

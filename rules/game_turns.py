@@ -152,10 +152,11 @@ def _placed(seat: Seat, placed: tuple[Tile, ...], count: int | None = None) -> S
 
 def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Verdict, penalty: int,
                *, note: str = "", restore: Restore | None = None, discard: Tile | None = None,
-               unchecked: int = 0) -> tuple[Game, TurnRecord]:
+               unchecked: int = 0, unseen: bool = False) -> tuple[Game, TurnRecord]:
     """Log the turn, hand the table to the next player; the clock waits while a table is put back.
     ``discard`` (American/International) is kept in the last turn's line, which names the tile;
-    ``unchecked``: the tiles the players said a turn no camera saw placed."""
+    ``unchecked``: the tiles the players said a turn no camera saw placed; ``unseen``: tiles may have
+    been placed that no camera saw, so the next turn's table is not known (nor is it after an unseen turn)."""
     turn = game.turn
     name = game.current.name
     record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.since,
@@ -163,6 +164,7 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
                         table_before=turn.table_before, table_after=table, unchecked=unchecked)
     nxt = open_turn(game.options, game.step_from(turn.seat), turn.number + 1,
                 restore.table if restore else table, now, paused=restore is not None)
+    nxt = replace(nxt, unseen=unseen or turn.unseen)
     last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note, discard=discard,
                     unchecked=unchecked)
     return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
@@ -334,7 +336,8 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     racks only grow, nobody ever melds, and the tally's and Rummikub!'s counts go wrong.  The players'
     word is recorded, not checked: the tiles leave the rack (a typed rack loses the tiles named, and is
     forgotten when they are not), the player has melded, and the turn is logged as
-    ``Action.UNCHECKED``; the table the game knows stays as the turn found it.  A turn that drew is
+    ``Action.UNCHECKED``; the table the game knows stays as the turn found it, and the next turn's is
+    unseen until a camera finds the real one (:func:`table_found`).  A turn that drew is
     still :func:`end_turn`.  American and International: the draw was pressed already, so the turn
     placed tiles and ends with its discard as every turn there does (the analogue of End turn).
 
@@ -360,7 +363,7 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     verdict = Verdict(legal=True, changed=True, placed=tiles)
     what = format_tiles(tiles) if tiles else f"{count} tile{'s' if count != 1 else ''}"
     return _next_turn(game, game.turn.table_before, now, Action.UNCHECKED, verdict, 0,
-                      note=f"placed {what} ({UNCHECKED})", discard=discard, unchecked=count)
+                      note=f"placed {what} ({UNCHECKED})", discard=discard, unchecked=count, unseen=True)
 
 
 def _said_placed(game: Game, me: Seat, placed: int | None, tiles: tuple[Tile, ...]) -> int:
@@ -392,13 +395,16 @@ def _said_placed(game: Game, me: Seat, placed: int | None, tiles: tuple[Tile, ..
     return placed
 
 
-def time_out(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | None:
+def time_out(game: Game, table: Table, now: float, *, seen: bool = True) -> tuple[Game, TurnRecord] | None:
     """When the clock has run out, end the turn by the time-limit rules (seed 004).
 
     Table unchanged: the player draws a tile.  Legal table with tiles placed:
     the turn stands.  Illegal table: it goes back to how the turn found it, the
     player takes his tiles back and draws the penalty (3 tiles); the next
     player's clock waits until the table is back.  None when time is not up.
+    ``seen`` False: no camera sees ``table``; nobody said what the turn did, so
+    tiles may lie there that the game does not know of: the next turn's table
+    is unseen (see :func:`table_found`).
     """
     if game is None or game.status is not Status.PLAYING or not game.turn.clock.expired(now):
         return None
@@ -411,13 +417,48 @@ def time_out(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | 
         if not verdict.placed and turn.step is not Step.MELD:
             game, _ = _take_from_pool(game, seat_i, 1)
             note = "time is up with nothing placed: draws a tile"
-        return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, 0, note=note)
+        return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, 0, note=note, unseen=not seen)
     game, penalty = _take_from_pool(game, seat_i, game.options.unfinished_turn_penalty)
     me = game.seats[seat_i]
     game = replace(game, seats=replace_seat(game.seats, seat_i, replace(me, penalties=me.penalties + penalty)))
     restore = Restore(player=me.name, table=turn.table_before, problems=verdict.problems, penalty=penalty)
     note = f"time is up on an illegal table: put it back; {me.name} takes back his tiles and draws {penalty}"
-    return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, penalty, note=note, restore=restore)
+    return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, penalty, note=note, restore=restore,
+                      unseen=not seen)
+
+
+def table_found(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | None:
+    """The camera is back after turns it did not see: the table it finds becomes the start of the turn on.
+
+    A turn recorded on the players' word (:func:`end_turn_unseen`), or ended
+    by the clock with no camera seeing, leaves the table the game knows behind
+    the real one; judged against it, the first turn after the camera's return
+    would count every tile placed meanwhile as that player's (a wrong verdict,
+    a wrong rack count, a false "illegal").  So the table found (``table``,
+    once hands are off it) is taken as the one this turn started from: the
+    turn goes on with its clock, a refused End turn's verdict is dropped, and a
+    :class:`TurnRecord` (``Action.TABLE_FOUND``, not judged) logs the tiles
+    found beyond the table the game knew.  Tiles the current player had placed
+    before the camera came back cannot be told apart from those: they count as
+    on the table already, not as this turn's, and leave no rack
+    (``Turn.found`` keeps the tiles so that the page can say so).
+
+    None when the turn's table is known (only turns after one no camera saw
+    need it: a camera out during part of a turn that began seen saw the table
+    it started from, so what it finds on its return is that turn's doing),
+    outside play, and while a timed-out table is being put back (the clock
+    waits for that table; it is found once the players have put it back).
+    """
+    if game is None or game.status is not Status.PLAYING or not game.turn.unseen or game.restore is not None:
+        return None
+    turn = game.turn
+    table = table_of(table)
+    found = tiles_added(turn.table_before, table)
+    verdict = Verdict(legal=True, changed=not same_table(turn.table_before, table), placed=found)
+    record = TurnRecord(hand=game.hand, number=turn.number, player=game.current.name, started_at=now,
+                        ended_at=now, action=Action.TABLE_FOUND, verdict=verdict, penalty=0,
+                        table_before=turn.table_before, table_after=table)
+    return replace(game, turn=replace(turn, table_before=table, unseen=False, found=found, attempt=None)), record
 
 
 def table_restored(game: Game, now: float, table: Table | None = None) -> Game:

@@ -661,6 +661,61 @@ def test_a_wrong_draw_taken_back_and_the_next_hands_trump_on_a_phone(browser, se
     assert call(port, "/api/state")["game"]["trump"] == "B4"
 
 
+def test_a_camera_back_mid_game_and_a_forgotten_trump_on_a_phone(browser, server, tmp_path):
+    """The camera drops out, Ann says what she placed, the camera comes back: the page says the table it
+    found is where Ben's turn started, and that Ben's own tiles laid before cannot be told apart.  Then
+    an American game started without its trump: it is set, and a mistyped one corrected, in play."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    current_is(page, "Ann")
+    assert page.locator("#trump-control").is_hidden()  # Sabra has no trump
+    live.camera_ok, live.camera_error = False, "camera 0 stopped sending frames"
+    live.set_table("")
+    page.locator("#camera-banner").wait_for()
+    page.click("#end-turn")
+    page.locator("#unseen").wait_for()
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen-played")
+    current_is(page, "Ben")
+    live.camera_ok, live.camera_error = True, None
+    live.set_table("R10 R11 R12")  # Ann's run, as the camera now sees it
+    page.wait_for_function("document.getElementById('table-found').textContent.includes('once the table holds still')")
+    assert page.locator("#camera-banner").is_hidden() and page.locator("#verdict").is_hidden()
+    page.wait_for_timeout(600)  # the ticker sees the table hold still from now
+    clock.advance(3.0)
+    page.wait_for_function("document.getElementById('table-found').textContent.includes('the table it found')")
+    words = page.locator("#table-found").inner_text()
+    assert "taken as where Ben's turn started (3 tiles placed while no camera saw: R10 R11 R12)" in words
+    assert "Tiles Ben placed before it came back cannot be told apart" in words
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-camera-back.png")
+    assert [t["action"] for t in call(port, "/api/turns")] == ["unchecked", "table_found"]
+
+    call(port, "/api/game", {"players": ["Al", "Bo"], "rules": "american"})
+    page.locator("#trump-control").wait_for()
+    assert page.locator("#trump-label").inner_text() == "Trump tile not entered:"
+    page.fill("#trump-code", "R14")
+    page.click("#set-trump")
+    page.wait_for_function("document.getElementById('verdict-who').textContent.includes(\"'R14' is not a tile\")")
+    page.fill("#trump-code", "b4")
+    page.wait_for_timeout(500)  # not a double tap
+    page.click("#set-trump")
+    page.wait_for_function("document.getElementById('turn-info').textContent.includes('trump B4')")
+    assert page.locator("#set-trump").inner_text() == "Correct trump"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.locator("#set-trump").bounding_box()
+    assert box["x"] + box["width"] <= 390 and box["height"] >= 44
+    save(page, tmp_path, "phone-trump-in-play.png")
+    page.fill("#trump-code", "B5")
+    page.wait_for_timeout(500)  # not a double tap
+    page.keyboard.press("Enter")  # Enter in the box sets it too
+    page.wait_for_function("document.getElementById('turn-info').textContent.includes('trump B5')")
+
+
 @pytest.fixture
 def no_camera_server(tmp_path):
     """A server whose camera could not be opened: it keeps turns, clock and scores only."""

@@ -1,12 +1,14 @@
 """The American and International draw-then-discard flow (rules.game_*): a wrong draw taken back, and
-each hand's own face-up trump tile."""
+each hand's own face-up trump tile (said at Start hand, or in play when forgotten there)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
 from rules.game_codec import from_dict, to_dict
-from rules.game_deal import start_hand
+from rules.game_deal import set_trump, start_hand
 from rules.game_state import DrawSource, GameError, Status, Step
 from rules.game_tally import call_rummikub, confirm_tally
 from rules.game_turns import change_rules, draw, end_turn, start_game, time_out, undo_draw
@@ -144,3 +146,52 @@ def test_only_a_game_with_a_trump_takes_one_at_the_start_of_a_hand():
     dealt = confirm_tally(american, 2.0, {"Ben": R("K5")})
     assert dealt.options.flow.trump and dealt.trump_up and dealt.pool == 106 - 2 * 14 - 1
     assert start_hand(dealt, 3.0, trump=R7).trump == R7
+
+
+# --- the hand's trump tile, said in play -----------------------------------------------------------
+
+def al_and_bo(rules: str = "american", trump: str | None = None):
+    return start_game(["Al", "Bo"], find_variant(rules), 0.0, trump=Tile.parse(trump) if trump else None)
+
+
+@pytest.mark.parametrize("rules", ["american", "international"])
+def test_a_trump_forgotten_at_the_start_is_said_in_play_and_a_mistyped_one_corrected(rules):
+    g = al_and_bo(rules)
+    assert g.trump is None and g.trump_up
+    g = set_trump(g, Tile.parse("B4"))
+    assert g.trump == Tile.parse("B4") and g.trump_up
+    g = set_trump(g, Tile.parse("B5"))  # mistyped: corrected before anyone took it
+    assert g.trump == Tile.parse("B5")
+    if g.turn.step is Step.DRAW:
+        g = draw(g, DrawSource.TRUMP)
+        assert g.turn.drew.tile == Tile.parse("B5")  # the draw takes the tile said
+    assert from_dict(to_dict(g)).trump == Tile.parse("B5")
+
+
+def test_the_trump_taken_cannot_be_changed():
+    g = draw(al_and_bo(trump="B4"), DrawSource.TRUMP)
+    with pytest.raises(GameError, match="Al has taken the trump tile this turn: take the draw back"):
+        set_trump(g, Tile.parse("B5"))
+    g = set_trump(undo_draw(g), Tile.parse("B5"))  # face up again: it can be corrected
+    assert g.trump == Tile.parse("B5")
+    taken = replace(g, trump_up=False)  # held in a rack
+    with pytest.raises(GameError, match="^the trump tile has been taken: it can no longer be set$"):
+        set_trump(taken, Tile.parse("B6"))
+
+
+def test_a_game_without_a_trump_refuses_one():
+    with pytest.raises(GameError, match="^a Sabra hand has no trump tile$"):
+        set_trump(start_game(["Ann", "Ben"], find_variant("sabra"), 0.0), Tile.parse("R7"))
+    with pytest.raises(GameError, match="no game yet"):
+        set_trump(None, Tile.parse("R7"))
+
+
+def test_outside_play_the_trump_is_not_set_here():
+    g, _, _ = call_rummikub(draw(al_and_bo(), DrawSource.POOL), (), 1.0, discard=Tile.parse("K1"),
+                            count_checked=True)
+    with pytest.raises(GameError, match="while a hand is in play, not while the game is in its tally"):
+        set_trump(g, Tile.parse("R7"))
+    g = confirm_tally(g, 2.0, {"Bo": R("K2")})
+    with pytest.raises(GameError, match="^hand 2 has not started: type its trump tile beside Start hand$"):
+        set_trump(g, Tile.parse("R7"))
+    assert set_trump(start_hand(g, 3.0), Tile.parse("R7")).trump == Tile.parse("R7")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rules.game_codec import to_dict
-from webui.db import Store, StoreError, default_db_path
+from webui.db import SCHEMA_VERSION, Store, StoreError, default_db_path
 from webui.session import PRESS_GUARD_S, GameSession, StorageError
 from webui_fakes import FakeClock
 
@@ -195,3 +195,40 @@ def test_kill_9_and_restart_shows_the_same_game_and_scores(tmp_path):
     assert after["clock"]["elapsed"] >= before["clock"]["elapsed"] and after["clock"]["running"]  # it runs on
     assert [(t["hand"], t["player"], t["action"]) for t in turns] == [
         (1, "Ann", "pass"), (1, "Ben", "rummikub"), (2, "Ben", "pass")]  # Rummikub! ends Ben's turn: logged
+
+
+OLD_TURNS = """CREATE TABLE turns (
+    id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES games(id), hand INTEGER NOT NULL,
+    number INTEGER NOT NULL, player TEXT NOT NULL, started_at REAL NOT NULL, ended_at REAL NOT NULL,
+    action TEXT NOT NULL, legal INTEGER NOT NULL, problems TEXT NOT NULL, placed TEXT NOT NULL,
+    penalty INTEGER NOT NULL, table_before TEXT NOT NULL, table_after TEXT NOT NULL)"""
+
+
+def test_a_database_from_before_keeps_its_turns_and_says_the_unchecked_ones_were_not_judged(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    con = sqlite3.connect(path)
+    con.executescript("CREATE TABLE games (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, updated_at REAL NOT "
+                      "NULL, options TEXT NOT NULL, status TEXT NOT NULL, state TEXT NOT NULL);" + OLD_TURNS + ";")
+    con.execute("INSERT INTO games VALUES (1, 1.0, 2.0, '{}', 'playing', '{}')")
+    rows = [(1, 1, 1, 1, "Ann", 1.0, 2.0, "unchecked", 1, "[]", "3 tiles", 0, "", ""),
+            (2, 1, 1, 2, "Ben", 2.0, 3.0, "done", 1, "[]", "R1 R2 R3", 0, "", "R1 R2 R3"),
+            (3, 1, 1, 3, "Ann", 3.0, 4.0, "timeout", 0, json.dumps(["R5 R7: not a set"]), "R5 R7", 3, "R1 R2 R3",
+             "R1 R2 R3 | R5 R7")]
+    con.executemany("INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.commit()
+    con.close()
+    store = Store(path)
+    turns = store.turns(1)
+    assert [(t["id"], t["action"], t["legal"], t["placed"]) for t in turns] == [
+        (1, "unchecked", None, "3 tiles"), (2, "done", True, "R1 R2 R3"), (3, "timeout", False, "R5 R7")]
+    assert turns[2]["problems"] == ["R5 R7: not a set"] and turns[2]["penalty"] == 3
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    store.save(1, {"status": "playing"}, turn={"hand": 1, "number": 4, "player": "Ben", "started_at": 4.0,
+                                               "ended_at": 5.0, "action": "unchecked", "legal": None, "problems": [],
+                                               "placed": "2 tiles", "penalty": 0, "table_before": "",
+                                               "table_after": ""})
+    assert store.turns(1)[-1]["legal"] is None
+    store.close()
+    again = Store(path)  # opened again: nothing more to do, nothing lost
+    assert len(again.turns(1)) == 4
+    again.close()

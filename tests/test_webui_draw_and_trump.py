@@ -137,3 +137,45 @@ def test_a_trump_may_be_left_unsaid_and_only_games_with_one_take_it(client, live
     assert res.status_code == 400 and res.get_json()["message"] == "a Sabra hand has no trump tile"
     assert client.post("/api/hand/start", json={"trump": 7}).status_code == 400  # not a code at all
     assert client.post("/api/hand/start", json={}).get_json()["game"]["status"] == "playing"
+
+
+# --- a trump tile forgotten at Start hand, said in play ------------------------------------------
+
+@pytest.mark.parametrize("rules", ["american", "international"])
+def test_a_trump_forgotten_at_start_hand_is_set_then_corrected(client, rules):
+    g = start(client, ["Al", "Bo"], rules=rules)["game"]
+    assert g["has_trump"] and g["trump"] is None and g["trump_up"]
+    res = client.post("/api/hand/trump", json={"trump": "b4"})
+    assert res.status_code == 200, res.get_json()
+    assert res.get_json()["game"]["trump"] == "B4"
+    res = client.post("/api/hand/trump", json={"trump": "B5"})
+    assert res.status_code == 200 and res.get_json()["game"]["trump"] == "B5"
+
+
+def test_the_trump_taken_this_turn_is_not_changed(client):
+    start(client, ["Al", "Bo"], rules="american", trump="B4")
+    assert client.post("/api/turn/draw", json={"source": "trump"}).status_code == 200
+    res = client.post("/api/hand/trump", json={"trump": "B5"})
+    assert res.status_code == 400
+    assert res.get_json()["message"] == ("Al has taken the trump tile this turn: take the draw back to put it "
+                                         "face up again, then set it")
+    assert state(client)["game"]["trump"] == "B4"
+
+
+@pytest.mark.parametrize("payload, message", [
+    ({"trump": "X9"}, "trump tile: "),
+    ({"trump": "  "}, "trump tile: type the code of the tile face up, e.g. R7"),
+    ({}, "missing field 'trump'"),
+    ({"trump": 7}, "field 'trump' must be str, not int"),
+])
+def test_a_bad_trump_is_refused_naming_what_is_wrong(client, payload, message):
+    start(client, ["Al", "Bo"], rules="american")
+    res = client.post("/api/hand/trump", json=payload)
+    assert res.status_code == 400 and res.get_json()["message"].startswith(message), res.get_json()
+    assert state(client)["game"]["trump"] is None
+
+
+def test_sabra_has_no_trump_to_set(client):
+    start(client, ["Ann", "Ben"])
+    res = client.post("/api/hand/trump", json={"trump": "R7"})
+    assert res.status_code == 400 and res.get_json()["message"] == "a Sabra hand has no trump tile"

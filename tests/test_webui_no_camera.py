@@ -132,3 +132,15 @@ def test_american_tiles_placed_then_the_discard(no_camera):
     assert al["rack_count"] == 11 and al["has_melded"] and al["discard"] == "K1"
     assert g["last"]["discard"] == "K1" and g["last"]["unchecked"] == 3
     assert g["turn"]["phase"] == "draw" and g["current"] == "Bo"
+
+
+def test_an_unchecked_turn_is_stored_and_listed_as_not_judged_never_as_legal(no_camera):
+    client = no_camera
+    start(client, ["Ann", "Ben"])
+    assert client.post("/api/turn/unseen", json={"placed": 3}).status_code == 200
+    row = client.get("/api/turns").get_json()[0]
+    assert row["action"] == "unchecked" and row["legal"] is None
+    store = client.application.extensions["companion"].session.store
+    assert store._conn.execute("SELECT legal FROM turns").fetchone()[0] is None
+    page = client.get("/scores").get_data(as_text=True)
+    assert 'class="illegal"' not in page and "not checked: no camera saw the table" in page

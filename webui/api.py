@@ -116,8 +116,8 @@ def _end_turn(action: str):
     discard = field(data, "discard", str)
     turn = turn_field(data, END_PRESS)
     player = c.session.current_player
-    verdict = c.session.end_turn(c.settled_table(), c.picture(), action=action, discard=discard, turn=turn,
-                                 guard=True)
+    verdict = c.session.end_turn(c.turn_table(settle=True), c.picture(), action=action, discard=discard,
+                                 turn=turn, guard=True)
     state = c.state_json()
     # a refusal that rests only on sets whose verdict hangs on a doubtful tile reads UNSURE, as on the page
     return jsonify(verdict=preview_json(verdict, player, state["sets"]), state=state)
@@ -144,7 +144,7 @@ def end_turn_unseen():
     c = companion()
     turn = turn_field(data, END_PRESS)
     c.session.end_turn_unseen(field(data, "placed", int), tiles=field(data, "tiles", str),
-                              discard=field(data, "discard", str), camera=c.table_state().camera_ok,
+                              discard=field(data, "discard", str), camera=c.sees_table(),
                               turn=turn, guard=True)
     return jsonify(state=c.state_json())
 
@@ -154,7 +154,7 @@ def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""
     data = body()
     c = companion()
-    c.session.draw(field(data, "source", str, "pool"), c.table_now(), turn=turn_field(data, DRAW_PRESS), guard=True)
+    c.session.draw(field(data, "source", str, "pool"), c.turn_table(), turn=turn_field(data, DRAW_PRESS), guard=True)
     state = c.state_json()
     return jsonify(drew=state["game"]["turn"]["drew"], state=state)
 
@@ -165,7 +165,7 @@ def undo_draw():
     tiles are placed on the table this turn.  The turn is at its draw again, its clock running on."""
     data = body()
     c = companion()
-    c.session.undo_draw(c.table_now(), turn=turn_field(data))
+    c.session.undo_draw(c.turn_table(), turn=turn_field(data))
     return jsonify(state=c.state_json())
 
 
@@ -175,7 +175,7 @@ def check_turn():
     c = companion()
     if not c.session.has_game or c.session.game.status is not Status.PLAYING:
         abort(409, "no turn in progress")
-    return jsonify(verdict_json(c.session.judge(c.table_now()), c.session.current_player))
+    return jsonify(verdict_json(c.session.judge(c.turn_table()), c.session.current_player))
 
 
 @bp.post("/rummikub")
@@ -187,7 +187,8 @@ def rummikub():
     turn = turn_field(data, RUMMIKUB_PRESS)
     player = c.session.current_player
     verdict = c.session.call_rummikub(
-        c.settled_table(), winner=field(data, "winner", str), pool_empty=field(data, "pool_empty", bool, False),
+        c.turn_table(settle=True), winner=field(data, "winner", str),
+        pool_empty=field(data, "pool_empty", bool, False),
         discard=field(data, "discard", str), turn=turn, guard=True,
         count_checked=field(data, "count_checked", bool, False),
     )
@@ -328,6 +329,16 @@ def hand_start():
     data = body()
     c = companion()
     c.session.start_hand(turn=turn_field(data), trump=field(data, "trump", str))
+    return jsonify(c.state_json())
+
+
+@bp.post("/hand/trump")
+def hand_trump():
+    """The face-up trump tile of the hand in play, forgotten at Start hand or mistyped: ``{"trump": "R7"}``
+    (American and International), while it still lies face up."""
+    data = body()
+    c = companion()
+    c.session.set_trump(field(data, "trump", str, required=True))
     return jsonify(c.state_json())
 
 

@@ -25,6 +25,12 @@ from webui.session import GameSession
 from webui.views import Hints, csv_rows, game_json, preview_json, sets_json, sheet_view
 
 
+# after turns no camera saw, how long the camera's table must hold still once it is back before it is
+# taken as the turn's start: the live table re-reads it from new frames (motion gate, votes, an invalid
+# set believed after 1.5 s) before it stops showing the table from before it went out
+CAMERA_BACK_S = 3.0
+
+
 class UnavailableLive:
     """Stands in for the live table when the camera pipeline cannot start (reported on the page)."""
 
@@ -128,6 +134,7 @@ class Companion:
         self._final = None  # the final table the live picture was told of, while racks are counted
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
         self.demo: DemoDriver | None = None  # plays the recorded players' presses until a person acts
+        self._still: tuple | None = None  # ((table version, turn id), since when) while the camera sees it still
         self.follow_rules()
 
     def follow_rules(self) -> None:
@@ -178,6 +185,24 @@ class Companion:
         """The latest stable table (the live pipeline never reports a half-moved one)."""
         return (ts if ts is not None else self.table_state()).tables
 
+    def _unseen_turn(self) -> bool:
+        """The turn on started after turns no camera saw: the table it started from is not known."""
+        g = self.session.game
+        return g is not None and g.status is Status.PLAYING and g.turn.unseen
+
+    def sees_table(self, ts: TableState | None = None) -> bool:
+        """Whether what the camera sees is judged: it works, and the game knows the table the turn
+        started from (after turns no camera saw, not until the camera has found the table)."""
+        return (ts if ts is not None else self.table_state()).camera_ok and not self._unseen_turn()
+
+    def turn_table(self, ts: TableState | None = None, *, settle: bool = False) -> Table:
+        """The table a turn action judges: the camera's (``settle``: once hands are off it), but while the
+        turn waits for the camera to find the table (turns no camera saw before it) the game's own, as
+        with no camera at all: tiles placed unseen must not count as this turn's."""
+        if self._unseen_turn():
+            return self.session.game.turn.table_before
+        return self.settled_table() if settle else self.table_now(ts)
+
     def settled_table(self, timeout: float = 1.5) -> Table:
         """The table once hands are off it: waits up to ``timeout`` s while the camera sees movement."""
         deadline = time.monotonic() + timeout
@@ -202,9 +227,25 @@ class Companion:
         if demo is None or not demo.driving or demo.owns_table():
             if ts.stable:
                 self.session.check_restored(ts.tables)
-            self.session.tick(ts.tables, self.picture(ts))
+            self._find_table(ts)
+            self.session.tick(self.turn_table(ts), self.picture(ts), seen=self.sees_table(ts))
         if demo is not None and ts.frame > 0:
             demo.step(ts.frame - 1, ts.tables, self.picture(ts))
+
+    def _find_table(self, ts: TableState) -> None:
+        """After turns no camera saw, the table the camera finds on its return becomes the start of the
+        turn on (session.take_found_table), once it has held still ``CAMERA_BACK_S``: the camera reports
+        itself back with its first frame, before the stable table is read again from new ones (until
+        then it is the table from before it went out)."""
+        if not (ts.camera_ok and ts.stable):
+            self._still = None
+            return
+        now = self.session.now()
+        key = (ts.version, self.session.turn_id())
+        if self._still is None or self._still[0] != key:
+            self._still = (key, now)  # a new table, or a new turn: hold still again from now
+        if now - self._still[1] >= CAMERA_BACK_S and self._unseen_turn():
+            self.session.take_found_table(ts.tables, self.picture(ts))
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -287,7 +328,7 @@ class Companion:
             "clock": s.clock(),
             "scores": self.sheet_json(),
             "options": options.to_dict(),
-            "preview": self._preview(table, sets),
+            "preview": self._preview(self.turn_table(ts), sets),
             "demo": self.demo.view() if self.demo is not None else None,
             "hint": self.hints.hint(g, table) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,

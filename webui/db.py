@@ -8,6 +8,10 @@ file) changes nothing.  The game itself is one JSON document per game
 (``games.state``, see :mod:`rules.game_codec`); hands, scores and turns are
 also kept as plain rows for anyone who wants to query the history with
 ``sqlite3``.  Only the current turn's picture is kept.
+
+The schema's version is SQLite's ``user_version``: a file made by an older
+version is brought up to date when it is opened (:data:`MIGRATIONS`), its
+rows kept.
 """
 
 from __future__ import annotations
@@ -19,6 +23,23 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+
+TURNS = """CREATE TABLE IF NOT EXISTS {name} (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    hand INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL NOT NULL,
+    action TEXT NOT NULL,           -- done | pass | draw | discard | timeout | rummikub | unchecked | table_found
+    legal INTEGER,                  -- 1 legal, 0 not; NULL: not judged (unchecked, table_found)
+    problems TEXT NOT NULL,         -- JSON list of plain-words problems
+    placed TEXT NOT NULL,           -- tile codes
+    penalty INTEGER NOT NULL,       -- tiles drawn as a penalty
+    table_before TEXT NOT NULL,     -- table notation
+    table_after TEXT NOT NULL
+);"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -55,22 +76,7 @@ CREATE TABLE IF NOT EXISTS scores (
     score INTEGER NOT NULL,
     PRIMARY KEY (hand_id, player)
 );
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    hand INTEGER NOT NULL,
-    number INTEGER NOT NULL,
-    player TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL NOT NULL,
-    action TEXT NOT NULL,           -- done | pass | draw | discard | timeout
-    legal INTEGER NOT NULL,
-    problems TEXT NOT NULL,         -- JSON list of plain-words problems
-    placed TEXT NOT NULL,           -- tile codes
-    penalty INTEGER NOT NULL,       -- tiles drawn as a penalty
-    table_before TEXT NOT NULL,     -- table notation
-    table_after TEXT NOT NULL
-);
+{turns}
 CREATE TABLE IF NOT EXISTS settings (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -80,7 +86,28 @@ CREATE TABLE IF NOT EXISTS snapshots (  -- the picture of the table when the cur
     jpeg BLOB NOT NULL
 );
 DELETE FROM settings WHERE key LIKE 'snapshot:%';  -- older versions kept one picture per game forever
-"""
+""".replace("{turns}", TURNS.format(name="turns"))
+
+TURN_COLUMNS = ("id, game_id, hand, number, player, started_at, ended_at, action, legal, problems, placed, penalty, "
+                "table_before, table_after")
+
+
+def _turns_legal_nullable(c: sqlite3.Connection) -> None:
+    """Version 1: a turn no camera saw (action ``unchecked``) was stored as legal, the column could not be
+    empty.  The turns are copied into a table whose ``legal`` may be NULL (SQLite cannot drop NOT NULL in
+    place), and those turns become NULL: not judged."""
+    notnull = {r["name"]: r["notnull"] for r in c.execute("PRAGMA table_info(turns)")}
+    if notnull.get("legal"):
+        c.execute(TURNS.format(name="turns_v1"))
+        c.execute(f"INSERT INTO turns_v1 ({TURN_COLUMNS}) SELECT {TURN_COLUMNS} FROM turns")
+        c.execute("DROP TABLE turns")
+        c.execute("ALTER TABLE turns_v1 RENAME TO turns")
+    c.execute("UPDATE turns SET legal = NULL WHERE action = 'unchecked'")
+
+
+# (version, step): each step brings a file of the version before it up to that version, keeping its rows
+MIGRATIONS = ((1, _turns_legal_nullable),)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 KEEP = object()  # save(..., snapshot=KEEP): leave the stored picture as it is
 
@@ -110,6 +137,17 @@ class Store:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.executescript(SCHEMA)
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a file made by an older version up to :data:`SCHEMA_VERSION`, one transaction per step."""
+        for version, step in MIGRATIONS:
+            if self._conn.execute("PRAGMA user_version").fetchone()[0] >= version:
+                continue
+            with self.transaction() as c:
+                if c.execute("PRAGMA user_version").fetchone()[0] < version:  # another process got there first
+                    step(c)
+                    c.execute(f"PRAGMA user_version = {int(version)}")
 
     def close(self) -> None:
         with self._lock:
@@ -188,7 +226,8 @@ class Store:
                     "problems, placed, penalty, table_before, table_after) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (game_id, turn["hand"], turn["number"], turn["player"], turn["started_at"], turn["ended_at"],
-                     turn["action"], int(turn["legal"]), json.dumps(turn["problems"]), turn["placed"],
+                     turn["action"], None if turn["legal"] is None else int(turn["legal"]),
+                     json.dumps(turn["problems"]), turn["placed"],
                      turn["penalty"], turn["table_before"], turn["table_after"]),
                 )
             if hands is not None:
@@ -294,7 +333,7 @@ class Store:
         out = []
         for r in reversed(rows):
             d = dict(r)
-            d["legal"] = bool(d["legal"])
+            d["legal"] = None if d["legal"] is None else bool(d["legal"])  # None: not judged
             d["problems"] = json.loads(d["problems"])
             d.pop("game_id", None)
             out.append(d)

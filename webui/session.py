@@ -15,15 +15,15 @@ from dataclasses import replace
 from typing import Callable
 
 from rules.game_codec import from_dict, options_back, to_dict
-from rules.game_deal import start_hand
-from rules.game_state import Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
+from rules.game_deal import set_trump, start_hand
+from rules.game_state import NOT_JUDGED, Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
 from rules.game_tally import (
     call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded, set_tally_rack,
     set_tally_win, undo_last_hand,
 )
 from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
-    table_restored, time_out, undo_draw,
+    table_found, table_restored, time_out, undo_draw,
 )
 from rules.options import RuleOptions, find_variant
 from rules.scoring import ScoreSheet
@@ -54,14 +54,16 @@ class StorageError(RuntimeError):
 
 def turn_row(record: TurnRecord) -> dict:
     """The turn log's row; a turn no camera saw (action ``unchecked``) whose tiles were not named
-    says how many were placed ("3 tiles")."""
+    says how many were placed ("3 tiles").  ``legal`` is None where no rule judged the table (a turn
+    no camera saw, the table found on the camera's return): neither legal nor illegal."""
     v = record.verdict
     n = record.unchecked
     placed = format_tiles(v.placed) or (f"{n} tile{'s' if n != 1 else ''}" if n else "")
     return {
         "hand": record.hand, "number": record.number, "player": record.player,
         "started_at": record.started_at, "ended_at": record.ended_at, "action": record.action.value,
-        "legal": v.legal, "problems": [p.message for p in v.problems], "placed": placed, "penalty": record.penalty,
+        "legal": None if record.action in NOT_JUDGED else v.legal, "problems": [p.message for p in v.problems],
+        "placed": placed, "penalty": record.penalty,
         "table_before": format_table(record.table_before), "table_after": format_table(record.table_after),
     }
 
@@ -449,16 +451,27 @@ class GameSession:
         self._commit(new, record=record, snapshot=picture)
         self._ended = (self.turn_id(), g.current.name, self.now())
 
-    def tick(self, table: Table, picture: bytes | None = None) -> None:
-        """Called often: when the clock has run out, end the turn by the time-limit rules."""
+    def tick(self, table: Table, picture: bytes | None = None, *, seen: bool = True) -> None:
+        """Called often: when the clock has run out, end the turn by the time-limit rules (``seen``
+        False: no camera sees ``table``, so the next turn's table is not known)."""
         with self._lock:
             if self.game is None:
                 return
-            out = time_out(self.game, table_of(table), self.now())
+            out = time_out(self.game, table_of(table), self.now(), seen=seen)
             if out is None:
                 return
             new, record = out
             self._commit(new, record=record, snapshot=KEEP if new.restore else picture)
+
+    def take_found_table(self, table: Table, picture: bytes | None = None) -> None:
+        """The camera is back and sees ``table`` held still: a turn that followed turns no camera saw
+        starts from it (rules.game_turns.table_found), logged; ``picture`` becomes the turn's.  Nothing
+        changes when the turn's table is known."""
+        with self._lock:
+            out = table_found(self.game, table_of(table), self.now())
+            if out is not None:
+                new, record = out
+                self._commit(new, record=record, snapshot=picture)
 
     def check_restored(self, table: Table) -> None:
         """Clear the restore banner by itself once the camera sees the turn's table again."""
@@ -477,6 +490,15 @@ class GameSession:
             if g.status is Status.PLAYING:
                 raise Conflict(f"hand {g.hand} has already started: it is {g.current.name}'s turn")
             self._commit(start_hand(g, self.now(), trump_arg(trump)))
+
+    def set_trump(self, code: str | None) -> None:
+        """The face-up trump tile of the hand in play, said after Start hand (forgotten, or mistyped),
+        as long as it lies face up (rules.game_deal.set_trump)."""
+        with self._lock:
+            trump = trump_arg(code)
+            if trump is None:
+                raise SessionError("trump tile: type the code of the tile face up, e.g. R7")
+            self._commit(set_trump(self._playing(), trump))
 
     def dismiss_restore(self) -> None:
         """The players say the table is back as the picture shows."""

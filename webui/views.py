@@ -139,7 +139,11 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
                  "drew": None if t.drew is None else {"source": t.drew.source.value,
                                                        "tile": t.drew.tile.code if t.drew.tile else None},
                  "attempt": verdict_json(t.attempt, game.current.name), "has_snapshot": snapshot,
-                 "table_before": format_table(t.table_before)},
+                 "table_before": format_table(t.table_before),
+                 # turns no camera saw came before: the table is the game's own until the camera finds it
+                 "unseen": t.unseen,
+                 # the camera came back this turn: the tiles it found beyond the table the game knew
+                 "found": None if t.found is None else [x.code for x in t.found]},
         "clock": clock,
         "pool": game.pool,
         "trump": game.trump.code if game.trump else None,

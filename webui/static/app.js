@@ -265,6 +265,14 @@ function renderButtons(g) {
   $("dealing").hidden = !dealing;
   $("start-hand").disabled = busy || !dealing;
   $("hand-trump-field").hidden = !(dealing && g.has_trump);  // each American or International hand turns its own
+  // a trump forgotten at Start hand (or mistyped) is said in play, while it lies face up
+  const trumpOpen = playing && g.has_trump && g.trump_up;
+  $("trump-control").hidden = !trumpOpen;
+  if (trumpOpen) {
+    $("trump-label").textContent = g.trump ? `Trump ${g.trump} (mistyped? correct it):` : "Trump tile not entered:";
+    $("set-trump").textContent = g.trump ? "Correct trump" : "Set trump";
+  }
+  $("set-trump").disabled = busy || !trumpOpen;
   if (!dealing) $("dealing-error").hidden = true;
   if (dealing) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
@@ -280,7 +288,9 @@ function drawnWords(drew) {
 // With no camera the table never changes, so End turn cannot see what a turn placed: it asks.  Sabra:
 // drew a tile, or placed how many (which ones too, when the rack is typed, so they leave it); American
 // and International (after the draw): only discarded, or placed how many, with the discard typed as ever.
-function noCamera(s) { return !!(s.camera && !s.camera.ok); }
+// So it does after turns no camera saw, until the camera is back and has found the table.
+function unseenTurn(s) { const g = s.game || {}; return g.status === "playing" && !!g.turn.unseen; }
+function noCamera(s) { return !!(s.camera && !s.camera.ok) || unseenTurn(s); }
 
 function renderUnseen(s) {
   const g = s.game || {};
@@ -292,6 +302,8 @@ function renderUnseen(s) {
   const me = g.players.find((p) => p.current) || { rack_count: 14 };
   const meld = g.turn.phase === "meld";  // the turn ends with a discard
   $("unseen-who").textContent = g.current;
+  $("unseen-why").textContent = s.camera.ok ? "The camera is back but has not taken the table yet:"
+                                            : "No camera sees the table:";
   $("unseen-drew").textContent = meld ? "Only discarded" : "Drew a tile";
   $("unseen-tiles-field").hidden = !me.rack_typed;
   // the most a turn can place without emptying the rack (that is Rummikub!)
@@ -350,6 +362,7 @@ function renderVerdict(s) {
   $("last-turn").hidden = !showLast;
   $("undo-hand").hidden = !(showLast && g.can_undo_hand);
   if (showLast) $("last-turn-text").replaceChildren(...lastWords(last));
+  renderFound(s);
   if (box.hidden) return;
   box.className = "card verdict " + (v.legal ? "legal" : v.unsure ? "unsure" : "illegal") + (attempt ? "" : " preview");
   $("verdict-word").textContent = v.word || (v.legal ? "LEGAL" : "NOT LEGAL");
@@ -363,6 +376,26 @@ function renderVerdict(s) {
   const sug = s.suggestion;
   $("suggestion").hidden = !sug;
   if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
+}
+
+// After turns no camera saw, the camera's return: the table it finds is where the turn on started.
+// Tiles the player laid before it came back cannot be told from the others: the page says so.
+function renderFound(s) {
+  const g = s.game || {};
+  const t = g.status === "playing" ? g.turn : null;
+  const waiting = !!(t && t.unseen && s.camera.ok);
+  const found = t ? t.found : null;
+  $("table-found").hidden = !(waiting || found);
+  if (waiting) {
+    $("table-found").textContent = "The camera is back. Turns before this one were played with no camera, so " +
+      `once the table holds still, the table it sees is taken as where ${g.current}'s turn started.`;
+  } else if (found) {
+    const n = found.length;
+    const tiles = n ? ` (${n} tile${n === 1 ? "" : "s"} placed while no camera saw: ${found.join(" ")})` : "";
+    $("table-found").textContent = `The camera is back: the table it found is taken as where ${g.current}'s ` +
+      `turn started${tiles}. Tiles ${g.current} placed before it came back cannot be told apart from those: ` +
+      "they count as on the table already, not as this turn's.";
+  }
 }
 
 // the previous turn in a line (text and, for the discard, its tile): "Last turn, Bo: discarded R7"
@@ -814,6 +847,11 @@ async function press(action, target) {
       return r;
     }
     case "undo-hand": return post("/api/tally/undo");
+    case "set-trump": {
+      const r = await post("/api/hand/trump", { trump: $("trump-code").value.trim() });
+      if (r) $("trump-code").value = "";
+      return r;
+    }
     case "restored": return post("/api/restore/dismiss");
     case "save-rack": {
       const rack = $("hint-rack").value;
@@ -848,6 +886,11 @@ document.addEventListener("keydown", (e) => {
   if (g.status !== "playing") return;
   e.preventDefault();
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
+});
+
+// Enter in the trump box sets it
+$("trump-code").addEventListener("keydown", (e) => {
+  if (e.key === "Enter") { e.preventDefault(); act("set-trump", $("set-trump")); }
 });
 
 // tiles named for a turn no camera saw: the count follows them
