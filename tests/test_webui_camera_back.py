@@ -137,3 +137,34 @@ def test_a_server_started_again_finds_the_table_too(tmp_path, clock):
     camera_back(again, live, clock)
     assert state(again.test_client())["game"]["turn"]["found"] == ["R10", "R11", "R12"]
     again.extensions["companion"].session.store.close()
+
+
+def ann_melds_then_the_camera_dies(client, app, live, clock):
+    """Ann lays R10 R11 R12 in view (a first meld of 33); then the camera stops and shows nothing."""
+    start(client, ["Ann", "Ben"], options={"turn_time_limit": 60})
+    live.set_table("R10 R11 R12")
+    res = client.post("/api/turn/end", json={})
+    assert res.status_code == 200 and res.get_json()["state"]["game"]["current"] == "Ben", res.get_json()
+    live.set_table("")
+    camera_out(live, app)
+    clock.advance(PRESS_GUARD_S)
+
+
+def test_with_the_camera_out_a_time_out_is_judged_on_the_game_s_table(app, client, live, clock):
+    """A dead camera sees no tile: Ben's time running out is a draw, not an "illegal table" penalty for
+    taking Ann's meld away."""
+    ann_melds_then_the_camera_dies(client, app, live, clock)
+    clock.advance(61)
+    tick(app)
+    g = state(client)["game"]
+    assert g["current"] == "Ann" and g["restore"] is None
+    ben = g["players"][1]
+    assert ben["rack_count"] == 15 and ben["penalties"] == 0, ben
+
+
+def test_with_the_camera_out_drew_a_tile_is_judged_on_the_game_s_table(app, client, live, clock):
+    ann_melds_then_the_camera_dies(client, app, live, clock)
+    res = client.post("/api/turn/end", json={})
+    assert res.status_code == 200, res.get_json()
+    g = res.get_json()["state"]["game"]
+    assert g["last"]["action"] == "draw" and g["players"][1]["rack_count"] == 15 and g["current"] == "Ann"

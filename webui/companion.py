@@ -196,11 +196,14 @@ class Companion:
         return (ts if ts is not None else self.table_state()).camera_ok and not self._unseen_turn()
 
     def turn_table(self, ts: TableState | None = None, *, settle: bool = False) -> Table:
-        """The table a turn action judges: the camera's (``settle``: once hands are off it), but while the
-        turn waits for the camera to find the table (turns no camera saw before it) the game's own, as
-        with no camera at all: tiles placed unseen must not count as this turn's."""
-        if self._unseen_turn():
-            return self.session.game.turn.table_before
+        """The table a turn action judges: the camera's (``settle``: once hands are off it), but the game's
+        own while no camera sees it (a camera out shows no tile, or its last picture: judged, that would
+        take every tile down) and while the turn waits for the camera to find the table (turns no camera
+        saw before it): tiles placed unseen must not count as this turn's."""
+        ts = ts if ts is not None else self.table_state()
+        g = self.session.game
+        if g is not None and (self._unseen_turn() or not ts.camera_ok):
+            return g.turn.table_before
         return self.settled_table() if settle else self.table_now(ts)
 
     def settled_table(self, timeout: float = 1.5) -> Table:
