@@ -1,7 +1,10 @@
 """The server under stress, as a club table would run it: ``rummikub-companion serve`` on loopback.
 
-``crash``: kill -9 the server while a writer ends turns, restart it, and check
-that every turn the server acknowledged (2xx) is in the turn log; N rounds.
+``crash``: kill -9 the server while a writer ends turns and changes settings,
+restart it, and check that every turn the server acknowledged (2xx) is in the
+turn log; N rounds.  A turn press within ``PRESS_GUARD_S`` of the turn a press
+ended is refused as a second press (webui.session), so the writer ends a turn
+each time the guard allows and writes settings in between.
 
 ``load``: 30 pollers (GET /api/state, now and then the camera picture), 20
 event streams and one writer (turns and settings) for 60 s; prints errors,
@@ -34,6 +37,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from webui.session import PRESS_GUARD_S
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -115,6 +120,25 @@ def request(method: str, port: int, path: str, body=None, timeout: float = 10.0,
             conn.close()
 
 
+class Writes:
+    """One writer's requests: "pass" (a turn press) whenever the press guard allows since the last one
+    acknowledged, a settings change (the hints, stored in the database too) in between."""
+
+    def __init__(self) -> None:
+        self.passed_at = -PRESS_GUARD_S
+        self.n = 0
+
+    def next(self) -> tuple[str, dict]:
+        self.n += 1
+        if time.monotonic() - self.passed_at > PRESS_GUARD_S + 0.05:
+            return "/api/pass", {}
+        return "/api/settings", {"hint": self.n % 4 == 1}
+
+    def answered(self, path: str, status) -> None:
+        if path == "/api/pass" and status == 200:
+            self.passed_at = time.monotonic()
+
+
 # --- kill -9 during writes --------------------------------------------------------------------
 
 
@@ -124,6 +148,7 @@ def crash(rounds: int) -> int:
         status, body = request("POST", server.port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
         assert status == 201, body
         acknowledged = 0
+        writes_acked = 0
         lost_rounds = 0
         for r in range(1, rounds + 1):
             acked_this_round = []
@@ -132,30 +157,36 @@ def crash(rounds: int) -> int:
             def writer():
                 conn = http.client.HTTPConnection(HOST, server.port, timeout=5)
                 while not stop.is_set():
+                    path, payload = writes.next()
                     try:
-                        status, _ = request("POST", server.port, "/api/pass", {}, conn=conn)
+                        status, _ = request("POST", server.port, path, payload, conn=conn)
                     except (OSError, http.client.HTTPException):
                         return  # the server died under us: that turn was never acknowledged
+                    writes.answered(path, status)
                     if status == 200:
-                        acked_this_round.append(1)
+                        acked_this_round.append(path == "/api/pass")
 
+            writes = Writes()
             thread = threading.Thread(target=writer)
             thread.start()
-            time.sleep(random.uniform(0.3, 1.5))
+            time.sleep(random.uniform(0.3, 4 * PRESS_GUARD_S))
             server.kill()  # kill -9, mid-write as often as not
             stop.set()
             thread.join()
-            acknowledged += len(acked_this_round)
+            acknowledged += sum(acked_this_round)
+            writes_acked += len(acked_this_round)
             server.start()
             status, body = request("GET", server.port, "/api/turns")
             logged = len(json.loads(body)) if status == 200 else -1
             ok = logged >= acknowledged
             lost_rounds += not ok
-            print(f"round {r:2d}: {len(acked_this_round):3d} turns acknowledged, {acknowledged:4d} in all; "
+            print(f"round {r:2d}: {sum(acked_this_round):3d} turns acknowledged "
+                  f"({len(acked_this_round):3d} writes), {acknowledged:4d} in all; "
                   f"the log after restart holds {logged:4d}  {'ok' if ok else 'LOST'}", flush=True)
             acknowledged = max(acknowledged, logged)  # a turn written just before the kill counts from now on
         server.stop()
-        print(f"{rounds} kill -9 rounds: {'nothing acknowledged was lost' if not lost_rounds else f'{lost_rounds} rounds lost turns'}")
+        print(f"{rounds} kill -9 rounds, {writes_acked} writes acknowledged: "
+              f"{'nothing acknowledged was lost' if not lost_rounds else f'{lost_rounds} rounds lost turns'}")
         return 1 if lost_rounds else 0
 
 
@@ -228,19 +259,19 @@ def load(seconds: float, pollers: int, streams: int) -> int:
 
         def writer() -> None:
             conn = http.client.HTTPConnection(HOST, port, timeout=10)
-            n = 0
+            writes = Writes()
             while not stop.is_set():
-                path, body = ("/api/settings", {"hint": n % 4 == 1}) if n % 2 else ("/api/pass", {})
+                path, body = writes.next()
                 t = time.perf_counter()
                 try:
                     status, _ = request("POST", port, path, body, conn=conn)
                 except (OSError, http.client.HTTPException) as exc:
                     status = repr(exc)
+                writes.answered(path, status)
                 with lock:
                     write_latencies.append(time.perf_counter() - t)
                     if status != 200:
                         errors.append(f"POST {path}: {status}")
-                n += 1
                 stop.wait(0.2)
             conn.close()
 
