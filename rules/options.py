@@ -374,3 +374,20 @@ def parse_override(text: str) -> tuple[str, Any]:
 def default_for(game: str, name: str) -> Any:
     """The default of option ``name`` in game ``game`` (for documentation tables)."""
     return getattr(find_variant(game), name)
+
+
+# the names players know the games and scoring methods by (the page, the score sheet, Earlier games)
+GAME_NAMES = {"sabra": "Sabra", "american": "American", "international": "International"}
+SCORING_NAMES = {"sabra": "Sabra", "american": "American", "international": "International", "israeli": "Israeli"}
+
+
+def variant_name(game: str | None, scoring: str | None = None) -> str:
+    """The name players know the rules by: the turn flow (``game``) and, when it is not the game's own,
+    the scoring: Israeli minus scoring with the American game is "Israeli"."""
+    name = GAME_NAMES.get(game or "", str(game or "").capitalize())
+    if scoring is None or scoring == game or (game, scoring) == ("sabra", "american") \
+            or (game, scoring) == ("american", "sabra"):  # the same scoring by two names
+        return name
+    if scoring == "israeli":
+        return "Israeli" if game == "american" else f"{name} with Israeli minus scoring"
+    return f"{name}, {SCORING_NAMES.get(scoring, scoring)} scoring"

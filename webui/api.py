@@ -12,10 +12,10 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from rules.game_state import GameError, Status
 from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered
 from rules.tiles import format_tiles, parse_tiles
-from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant
+from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant, variant_name
 from rules.game_turns import same_scoring
 from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
-from webui.views import preview_json, variant_name, verdict_json
+from webui.views import preview_json, verdict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -25,11 +25,11 @@ from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
     table_found, table_restored, time_out, undo_draw,
 )
-from rules.options import RuleOptions, find_variant
+from rules.options import RuleOptions, find_variant, variant_name
 from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
 from webui.db import KEEP, Store, StoreError
-from webui.views import result_words, variant_name
+from webui.views import result_words
 
 SessionError = GameError  # a move that makes no sense now: a 400 with the reason
 

@@ -11,7 +11,7 @@ from typing import Iterable
 
 from rules.game_length import standing
 from rules.game_state import Action, Game, LastTurn, Status, Step, Verdict
-from rules.options import RuleOptions
+from rules.options import SCORING_NAMES, RuleOptions, variant_name
 from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
@@ -84,20 +84,6 @@ def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
 
 
 PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
-GAME_NAMES = {"sabra": "Sabra", "american": "American", "international": "International"}
-SCORING_NAMES = {"sabra": "Sabra", "american": "American", "international": "International", "israeli": "Israeli"}
-
-
-def variant_name(game: str | None, scoring: str | None = None) -> str:
-    """The name players know the rules by: the turn flow (``game``) and, when it is not the game's own,
-    the scoring: Israeli minus scoring with the American game is "Israeli"."""
-    name = GAME_NAMES.get(game or "", str(game or "").capitalize())
-    if scoring is None or scoring == game or (game, scoring) == ("sabra", "american") \
-            or (game, scoring) == ("american", "sabra"):  # the same scoring by two names
-        return name
-    if scoring == "israeli":
-        return "Israeli" if game == "american" else f"{name} with Israeli minus scoring"
-    return f"{name}, {SCORING_NAMES.get(scoring, scoring)} scoring"
 
 
 def rules_name(o: RuleOptions) -> str:
