@@ -20,14 +20,12 @@ import pytest
 pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 ROOT = Path(__file__).resolve().parents[1]
 
 if not CHROMIUM.exists():
     pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)",
                 allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
+pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
 
 from werkzeug.serving import make_server  # noqa: E402
 
@@ -38,14 +36,6 @@ from webui_fakes import FakeClock, FakeLive  # noqa: E402
 from recorded_game import RecordedGame  # noqa: E402
 from test_webui_db import call, free_port, serve  # noqa: E402
 from test_game_closed_preview import ROYAL  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
 
 
 def served(tmp_path, live):

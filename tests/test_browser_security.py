@@ -20,7 +20,6 @@ if not Path("/usr/bin/chromium").exists():
 pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
 waitress = pytest.importorskip("waitress")
 
-from test_browser import browser  # noqa: E402,F401  (the shared headless Chromium)
 from test_capture import wait_until  # noqa: E402
 from webui.app import create_app  # noqa: E402
 from webui_fakes import FakeClock, FakeLive  # noqa: E402
