@@ -62,8 +62,6 @@ def settings():
     s = companion().session
     game = s.open_game  # a finished game takes no more rules: those set here are for the next game
     return render_template("settings.html", fields=option_fields(s.options), variants=list(VARIANTS),
-                           books=RULEBOOKS, hint=s.hint_enabled, in_game=game.options.game if game else None,
-                           in_scoring=game.options.scoring if game else None,
-                           scorings={v: o.scoring for v, o in VARIANTS.items()},
+                           books=RULEBOOKS, hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,
                            docs=OPTION_DOCS)
