@@ -348,6 +348,8 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert page.locator("#clock").inner_text() == "1:30"  # the settings just made
+    asked = []  # each game started below replaces Ann and Ben's game in play: the form asks first
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     # a rulebook picked on New game keeps the clock set on Settings (it used to start from the book's 60 s)
     page.goto(url + "/new")
     assert page.input_value("#opt-turn_time_limit") == "90" and page.input_value("#opt-rounds") == ""
@@ -378,6 +380,7 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     assert page.is_checked("input[data-named-for=rounds]") and page.is_disabled("#opt-rounds")
     page.uncheck("input[data-named-for=rounds]")
     assert not page.is_disabled("#opt-rounds")
+    assert len(asked) == 3 and all(m.startswith("Ann and Ben are playing a game (hand 1).") for m in asked)
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
@@ -929,8 +932,8 @@ def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp
     assert page.locator("#finished").is_hidden() and call(port, "/api/state")["game"]["status"] == "tally"
 
 
-# Settings during a game (a club evening on phones): a rulebook keeps the table's clock and length and
-# the page shows what was saved
+# Settings and New game during a game (a club evening on phones): a rulebook keeps the table's clock and
+# length and the page shows what was saved; New game asks before it replaces the game in play
 
 
 def test_a_rulebook_picked_on_settings_during_a_game_on_a_phone(browser, server, tmp_path):
@@ -972,3 +975,26 @@ def test_a_rulebook_picked_on_settings_during_a_game_on_a_phone(browser, server,
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save(page, tmp_path, "phone-settings-rulebook-in-game.png")
 
+
+def test_new_game_asks_before_it_replaces_the_game_in_play_on_a_phone(browser, server, tmp_path):
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Jo", "Kim", "Lou"]})
+    first = call(port, "/api/state")["game"]["id"]
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.goto(url + "/new")
+    page.fill("textarea[name=players]", "Ann\nBen")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))  # "Keep playing"
+    page.click("button:has-text('Start the game')")
+    page.wait_for_function("!document.querySelector('#new-game button[type=submit]').disabled")
+    assert asked == ["Jo, Kim and Lou are playing a game (hand 1). Start a new game in its place? "
+                     "That game is kept: resume it from Earlier games on this page."]
+    assert posts == [] and call(port, "/api/state")["game"]["id"] == first and page.url == url + "/new"
+    save(page, tmp_path, "phone-new-game-in-play.png")
+    page.once("dialog", lambda d: d.accept())
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    assert [p["name"] for p in call(port, "/api/state")["game"]["players"]] == ["Ann", "Ben"]

@@ -1,5 +1,6 @@
-"""Settings during a game, as a club evening on phones found it: a rulebook picked on Settings keeps the
-table's clock and length and says what it changes and when.
+"""Settings and New game during a game, as a club evening on phones found them: a rulebook picked on
+Settings keeps the table's clock and length and says what it changes and when; New game asks before it
+replaces the game in play.
 
 The Flask test client with a fake live table and a fake clock, as in test_webui_length.py; what only the
 page does (the form refreshed after a save, the questions asked) is in test_browser.py.
@@ -8,6 +9,7 @@ page does (the form refreshed after a save, the questions asked) is in test_brow
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -86,4 +88,22 @@ def test_the_answer_says_a_length_counts_at_once_and_a_change_undone(client):
     finish(client)
     res = client.post("/api/settings", json={"options": {"turn_time_limit": None}})
     assert res.get_json()["message"] == "Saved for the next game: Seconds per turn: no clock (was 40)."
+
+
+def test_new_game_asks_before_it_replaces_the_game_in_play(app, client):
+    """Any phone's "Start the game" set the game in play aside without a word; the form now carries the
+    question (forms.js asks it), naming the game and where to resume it.  Nothing is asked with no game in
+    play, over a finished game, or over the recorded demo's own game."""
+    question = re.compile(r'<form[^>]*id="new-game"[^>]*data-confirm="([^"]*)"')
+    assert not question.search(client.get("/new").get_data(as_text=True))
+    start(client, PLAYERS)
+    asked = question.search(client.get("/new").get_data(as_text=True))
+    assert asked and asked.group(1) == ("Jo, Kim and Lou are playing a game (hand 1). Start a new game in its "
+                                        "place? That game is kept: resume it from Earlier games on this page.")
+    companion = app.extensions["companion"]
+    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True)  # the demo's game: nobody's
+    assert not question.search(client.get("/new").get_data(as_text=True))
+    companion.demo = None
+    finish(client)
+    assert not question.search(client.get("/new").get_data(as_text=True))
 

@@ -54,7 +54,21 @@ def new_game():
     fields = [f for f in option_fields(s.options) if f["name"] in NEW_GAME_FIELDS]
     return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
                            current=rules_words(s.options, clock=False), players=names, games=s.games(),
-                           fields=fields)
+                           fields=fields, replaces=replaces_words(c))
+
+
+def replaces_words(c) -> str | None:
+    """The question "Start the game" asks while a game is in play: every phone may press it, and the game
+    on the table leaves it (it is kept, to resume).  None with no game in play, a finished one, or the
+    recorded demo's own game (nobody's: it is replaced without a word)."""
+    g = c.session.open_game
+    demo = c.demo
+    if g is None or (demo is not None and demo.driving and demo.owns_table()):
+        return None
+    names = list(g.names)
+    who = f"{', '.join(names[:-1])} and {names[-1]}"
+    return (f"{who} are playing a game (hand {g.hand}). Start a new game in its place? That game is kept: "
+            "resume it from Earlier games on this page.")
 
 
 @bp.get("/settings")

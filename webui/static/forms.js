@@ -77,6 +77,8 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
 async function submit(form) {
   formError("");
   const body = formBody(form);
+  // a new game in place of the one on the table: that game is kept, and the question says where
+  if (form.dataset.confirm && !confirm(form.dataset.confirm)) return false;
   let reply;
   try {
     reply = await send(form.dataset.json, body);
