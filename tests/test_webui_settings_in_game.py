@@ -1,6 +1,7 @@
 """Settings and New game during a game, as a club evening on phones found them: a rulebook picked on
 Settings keeps the table's clock and length and says what it changes and when; New game asks before it
-replaces the game in play.
+replaces the game in play; New game says its choices become the
+Settings.
 
 The Flask test client with a fake live table and a fake clock, as in test_webui_length.py; what only the
 page does (the form refreshed after a save, the questions asked) is in test_browser.py.
@@ -106,4 +107,14 @@ def test_new_game_asks_before_it_replaces_the_game_in_play(app, client):
     companion.demo = None
     finish(client)
     assert not question.search(client.get("/new").get_data(as_text=True))
+
+
+def test_new_game_says_its_choices_become_the_settings(client):
+    """The clock typed on New game became Settings' clock for later games without a word (45 s became
+    30 s).  That is meant: Settings is the rules of the game on the table, so a game started with 30 s would
+    go back to 45 s at the next Settings save otherwise.  The page now says so beside the fields."""
+    page = client.get("/new").get_data(as_text=True)
+    assert "The rules, clock and length you start with become the Settings for later games too." in page
+    start(client, options={"turn_time_limit": 30})
+    assert field_value(client.get("/settings").get_data(as_text=True), "turn_time_limit") == "30"
 
