@@ -985,6 +985,11 @@ def test_new_game_asks_before_it_replaces_the_game_in_play_on_a_phone(browser, s
     posts = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
     page.goto(url + "/new")
+    # several names on one line are one player's name: the form says so, and sends nothing
+    page.fill("textarea[name=players]", "Ann Ben Cid")
+    page.click("button:has-text('Start the game')")
+    page.locator("#form-error", has_text="Type one name per line").wait_for()
+    assert page.locator("#form-error").inner_text().startswith('Only one player: "Ann Ben Cid".') and posts == []
     page.fill("textarea[name=players]", "Ann\nBen")
     asked = []
     page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))  # "Keep playing"

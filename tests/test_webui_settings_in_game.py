@@ -1,7 +1,7 @@
 """Settings and New game during a game, as a club evening on phones found them: a rulebook picked on
 Settings keeps the table's clock and length and says what it changes and when; New game asks before it
-replaces the game in play; New game says its choices become the
-Settings.
+replaces the game in play; New game says its choices become the Settings; the refusals name what is
+wrong in the players' words.
 
 The Flask test client with a fake live table and a fake clock, as in test_webui_length.py; what only the
 page does (the form refreshed after a save, the questions asked) is in test_browser.py.
@@ -9,6 +9,7 @@ page does (the form refreshed after a save, the questions asked) is in test_brow
 
 from __future__ import annotations
 
+import html
 import re
 from types import SimpleNamespace
 
@@ -118,3 +119,17 @@ def test_new_game_says_its_choices_become_the_settings(client):
     start(client, options={"turn_time_limit": 30})
     assert field_value(client.get("/settings").get_data(as_text=True), "turn_time_limit") == "30"
 
+
+def test_refusals_name_the_players_and_the_game_id(client):
+    res = client.post("/api/game", json={"players": ["Jo Kim Lou"]})
+    assert res.status_code == 400 and res.get_json()["message"] == "1 player: this tile set is for 2-4 players"
+    res = client.post("/api/game", json={"players": ["Jo", "K" * 41]})
+    assert res.status_code == 400
+    assert res.get_json()["message"] == "player 2: a name of 41 characters is too long (at most 40)"
+    start(client)
+    # the score sheet page answered ?game=abc with the game on the table, the API with 400: both refuse now
+    for url in ("/scores?game=abc", "/api/scores?game=abc"):
+        res = client.get(url)
+        said = html.unescape(res.get_data(as_text=True))
+        assert res.status_code == 400 and "game must be a game's number" in said and "not 'abc'" in said, url
+    assert client.get("/scores?game=99").status_code == 404

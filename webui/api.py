@@ -446,12 +446,13 @@ def resume(game_id: int):
 
 
 def game_arg() -> int | None:
-    """``?game=ID`` (an earlier game, as /api/games lists them); None: the game on the table."""
+    """``?game=ID`` (an earlier game, as /api/games lists them); None: the game on the table.  One that is
+    no number is refused (400), by the score sheet page too, never read as the game on the table."""
     raw = request.args.get("game")
     if raw is None:
         return None
     if not raw.isdigit():
-        abort(400, f"game must be a game's number as /api/games lists them, not {raw[:40]!r}")
+        abort(400, f"game must be a game's number (as Earlier games and /api/games list them), not {raw[:40]!r}")
     return int(raw)
 
 

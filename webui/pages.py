@@ -6,9 +6,10 @@ one place, from the same origin.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, abort, current_app, render_template
 
 from rules.options import OPTION_DOCS, VARIANTS
+from webui.api import game_arg
 from webui.labels import RULEBOOKS, option_fields
 from webui.views import rules_name, rules_words
 
@@ -31,7 +32,7 @@ def scores():
     """The score sheet of the game on the table, or of an earlier game (``?game=ID``)."""
     c = companion()
     session = c.session
-    game_id, game = c.game_of(request.args.get("game", type=int))
+    game_id, game = c.game_of(game_arg())  # ?game=abc: 400 as the API answers, not the game on the table
     if game_id is not None and game is None:
         abort(404, f"there is no game {game_id}")
     sheet = c.sheet_json(game_id) if game is not None else None

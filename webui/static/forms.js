@@ -77,6 +77,11 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
 async function submit(form) {
   formError("");
   const body = formBody(form);
+  if (form.id === "new-game" && body.players.length === 1 && /\s/.test(body.players[0])) {
+    // "Jo Kim Lou" on one line is one player's name: say how the form reads it, not "1 player"
+    formError(`Only one player: "${body.players[0]}". Type one name per line (or put commas between them).`);
+    return false;
+  }
   // a new game in place of the one on the table: that game is kept, and the question says where
   if (form.dataset.confirm && !confirm(form.dataset.confirm)) return false;
   let reply;
