@@ -33,7 +33,8 @@ def check_players(names: list[str], options: RuleOptions) -> tuple[str, ...]:
     low, high = options.box.players
     if not low <= len(names) <= high:
         extra = " (5-6 players need the XP tile set)" if len(names) in (5, 6) else ""
-        raise GameError(f"{len(names)} players: this tile set is for {low}-{high}{extra}")
+        raise GameError(f"{len(names)} player{'' if len(names) == 1 else 's'}: this tile set is for "
+                        f"{low}-{high} players{extra}")
     if any(not n for n in names):
         raise GameError("every player needs a name")
     if len({n.lower() for n in names}) != len(names):

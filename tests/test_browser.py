@@ -348,6 +348,8 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert page.locator("#clock").inner_text() == "1:30"  # the settings just made
+    asked = []  # each game started below replaces Ann and Ben's game in play: the form asks first
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     # a rulebook picked on New game keeps the clock set on Settings (it used to start from the book's 60 s)
     page.goto(url + "/new")
     assert page.input_value("#opt-turn_time_limit") == "90" and page.input_value("#opt-rounds") == ""
@@ -378,6 +380,7 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     assert page.is_checked("input[data-named-for=rounds]") and page.is_disabled("#opt-rounds")
     page.uncheck("input[data-named-for=rounds]")
     assert not page.is_disabled("#opt-rounds")
+    assert len(asked) == 3 and all(m.startswith("Ann and Ben are playing a game (hand 1).") for m in asked)
 
 
 def test_serve_follows_the_recorded_game_by_default(browser, tmp_path):
@@ -927,3 +930,76 @@ def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp
     page.click("#finished-undo")
     page.locator("#tally").wait_for()
     assert page.locator("#finished").is_hidden() and call(port, "/api/state")["game"]["status"] == "tally"
+
+
+# Settings and New game during a game (a club evening on phones): a rulebook keeps the table's clock and
+# length and the page shows what was saved; New game asks before it replaces the game in play
+
+
+def test_a_rulebook_picked_on_settings_during_a_game_on_a_phone(browser, server, tmp_path):
+    """Jo, Kim and Lou play Sabra, 40 s a turn, 2 rounds.  "Sabra, Dutch edition" picked on Settings dropped
+    the rounds and the clock and left the form showing the old rules, which "Save rules" then saved again."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Jo", "Kim", "Lou"], "rules": "sabra",
+                             "options": {"turn_time_limit": 40, "rounds": 2}})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    asked = []
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.goto(url + "/settings")
+    page.select_option("select[name=rules]", "dutch_sabra")
+    page.click("text=Use these rules")
+    page.locator("#form-ok", has_text="From hand 2").wait_for()
+    assert "A joker left on a rack costs: 25 (was 30)" in page.locator("#form-ok").inner_text() and asked == []
+    s = call(port, "/api/state")
+    assert s["game"]["length"]["words"] == "round 1 of 2 · hand 1 of 3" and s["clock"]["limit"] == 40
+    # the form shows what was saved, so "Save rules" after another change keeps the Dutch rules
+    assert [page.input_value(f"#opt-{n}") for n in ("joker_penalty", "turn_time_limit", "rounds")] == ["25", "40", "2"]
+    assert page.locator("#pending").inner_text() == "From the next hand: Sabra rules, 30-point first meld, 40 s a turn."
+    page.fill("#opt-initial_meld", "40")
+    page.click("text=Save rules")
+    page.locator("#form-ok", has_text="Points the first meld needs: 40 (was 30)").wait_for()
+    saved = call(port, "/api/options")["options"]
+    assert (saved["joker_penalty"], saved["manipulate_on_initial_meld"], saved["initial_meld"]) == (25, True, 40)
+    assert (saved["turn_time_limit"], saved["rounds"]) == (40, 2)
+    # another game: the question says what changes from when; the clock and the rounds stay
+    page.select_option("select[name=rules]", "american")
+    page.click("text=Use these rules")
+    page.locator("#form-ok", has_text="Game: American (was Sabra)").wait_for()
+    assert len(asked) == 1 and asked[0].startswith("The game on the table plays Sabra rules. Switch it to American? "
+                                                   "From hand 2: Game: American (was Sabra);")
+    assert "Seconds per turn" not in asked[0] and "Rounds" not in asked[0]
+    assert [page.input_value(f"#opt-{n}") for n in ("game", "initial_meld", "turn_time_limit", "rounds")] == \
+        ["american", "21", "40", "2"]
+    assert call(port, "/api/state")["game"]["length"]["words"] == "round 1 of 2 · hand 1 of 3"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-settings-rulebook-in-game.png")
+
+
+def test_new_game_asks_before_it_replaces_the_game_in_play_on_a_phone(browser, server, tmp_path):
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Jo", "Kim", "Lou"]})
+    first = call(port, "/api/state")["game"]["id"]
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.goto(url + "/new")
+    # several names on one line are one player's name: the form says so, and sends nothing
+    page.fill("textarea[name=players]", "Ann Ben Cid")
+    page.click("button:has-text('Start the game')")
+    page.locator("#form-error", has_text="Type one name per line").wait_for()
+    assert page.locator("#form-error").inner_text().startswith('Only one player: "Ann Ben Cid".') and posts == []
+    page.fill("textarea[name=players]", "Ann\nBen")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))  # "Keep playing"
+    page.click("button:has-text('Start the game')")
+    page.wait_for_function("!document.querySelector('#new-game button[type=submit]').disabled")
+    assert asked == ["Jo, Kim and Lou are playing a game (hand 1). Start a new game in its place? "
+                     "That game is kept: resume it from Earlier games on this page."]
+    assert posts == [] and call(port, "/api/state")["game"]["id"] == first and page.url == url + "/new"
+    save(page, tmp_path, "phone-new-game-in-play.png")
+    page.once("dialog", lambda d: d.accept())
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    assert [p["name"] for p in call(port, "/api/state")["game"]["players"]] == ["Ann", "Ben"]

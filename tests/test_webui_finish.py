@@ -208,9 +208,10 @@ def test_settings_after_the_game_is_finished_are_for_the_next_game(client):
     start(client)
     finish(client)
     page = client.get("/settings").get_data(as_text=True)
-    assert 'data-in-game=""' in page and "These rules apply to the next game." in page
+    assert "These rules apply to the next game." in page
     res = client.post("/api/settings", json={"rules": "israeli"})  # another game and scoring: no question
     assert res.status_code == 200 and res.get_json()["applies"] == "now"
+    assert res.get_json()["message"].startswith("Saved for the next game: Game: American (was Sabra);")
     g = state(client)["game"]
     assert g["status"] == "finished" and g["pending"] is None and g["scoring"] == "sabra"
     assert start(client, ["Cid", "Dan"])["game"]["game_name"] == "Israeli"

@@ -153,5 +153,5 @@ def test_rules_a_game_cannot_take_are_still_saved_for_new_games(client):
     assert client.post("/api/settings", json={"rules": "sabra", "confirm": True}).status_code == 200
     start(client, ["Cid", "Dan"])  # "as set on Settings"
     assert state(client)["game"]["game"] == "sabra"
-    page = client.get("/settings").get_data(as_text=True)
-    assert 'data-in-scoring="sabra"' in page and 'data-scoring="israeli"' in page
+    res = client.post("/api/settings", json={"rules": "israeli"})  # the Sabra game cannot take it: not asked
+    assert res.status_code == 200 and res.get_json()["applies"] == "for new games only"

@@ -13,9 +13,10 @@ from rules.game_state import GameError, Status
 from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered
 from rules.tiles import format_tiles, parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant, variant_name
-from rules.game_turns import same_scoring
+from rules.game_turns import change_rules, same_scoring
 from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
-from webui.views import preview_json, verdict_json
+from webui.labels import changes
+from webui.views import change_words, preview_json, rules_words, verdict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -390,30 +391,45 @@ def options():
 def settings():
     """Change the rules: ``{"rules": "dutch_sabra", "options": {...}, "hint": true}``.
 
-    A game in progress takes new rules from its next hand; switching it to
-    another game (Sabra, American, International) needs ``"confirm": true``.
+    A game in progress takes new rules from its next hand (its length at once);
+    switching it to another game (Sabra, American, International) needs
+    ``"confirm": true``: the 409 carries ``ask``, the question in words with
+    what would change and when.  ``message`` says what the save changed, and
+    ``pending`` the rules waiting for the next hand, so that a page shows what
+    was saved, not what it sent.
     """
     data = body()
     c = companion()
+    s = c.session
     options = _options_from(data)
     applies = message = None
     if options is not None:
-        game = c.session.open_game  # a finished game's rules are its own: these are for the next game
+        game = s.open_game  # a finished game's rules are its own: these are for the next game
         # a game keeps its scoring method: a switch it cannot take is not asked about, only saved for new games
         if game is not None and options.game != game.options.game and same_scoring(options, game.options) \
                 and not field(data, "confirm", bool, False):
-            abort(409, f"the game in progress plays {variant_name(game.options.game, game.options.scoring)} "
-                       f"rules; switching to {variant_name(options.game, options.scoring)} applies from the "
-                       "next hand: send confirm")
-        applies = c.session.set_options(options)
+            old, new = variant_name(game.options.game, game.options.scoring), variant_name(options.game, options.scoring)
+            ask = (f"The game on the table plays {old} rules. Switch it to {new}? "
+                   + change_words(game, change_rules(game, options)))
+            return jsonify(error="Conflict", ask=ask, message=f"the game in progress plays {old} rules; switching "
+                           f"to {new} applies from the next hand: send confirm"), 409
+        before = s.options
+        applies = s.set_options(options)
         if applies == NEW_GAMES_ONLY:
             message = (f"Saved for new games; the game on the table keeps {game.options.scoring.capitalize()} "
                        "scoring: a game keeps its scoring method on every hand.")
+        elif game is not None:
+            message = "Saved. " + change_words(game, s.game)
+        else:
+            changed = changes(before, options)
+            message = ("Saved for the next game: " + "; ".join(changed) + "." if changed
+                       else "Saved: the rules for the next game stay as they were.")
     hint = field(data, "hint", bool)
     if hint is not None:
-        c.session.set_hint(hint)
-    return jsonify(options=c.session.options.to_dict(), hint=c.session.hint_enabled, applies=applies,
-                   message=message)
+        s.set_hint(hint)
+    game = s.open_game
+    return jsonify(options=s.options.to_dict(), hint=s.hint_enabled, applies=applies, message=message,
+                   pending=rules_words(game.pending) if game is not None and game.pending else None)
 
 
 @bp.get("/games")
@@ -430,12 +446,13 @@ def resume(game_id: int):
 
 
 def game_arg() -> int | None:
-    """``?game=ID`` (an earlier game, as /api/games lists them); None: the game on the table."""
+    """``?game=ID`` (an earlier game, as /api/games lists them); None: the game on the table.  One that is
+    no number is refused (400), by the score sheet page too, never read as the game on the table."""
     raw = request.args.get("game")
     if raw is None:
         return None
     if not raw.isdigit():
-        abort(400, f"game must be a game's number as /api/games lists them, not {raw[:40]!r}")
+        abort(400, f"game must be a game's number (as Earlier games and /api/games list them), not {raw[:40]!r}")
     return int(raw)
 
 

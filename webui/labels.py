@@ -78,3 +78,33 @@ def option_fields(options: RuleOptions) -> list[dict]:
         out.append({"name": name, "label": label, "type": doc["type"], "widget": widget, "choices": pairs,
                     "value": value, "named": named, "main": name in MAIN, "min": low, "max": high})
     return out
+
+
+NONE_WORDS = {"turn_time_limit": "no clock", "rounds": "until you press Finish", "target_score": "none"}
+
+
+def value_words(name: str, value) -> str:
+    """One option's value in the Settings form's words ("yes", "a new set", "no clock", "40")."""
+    if value is None:
+        return NONE_WORDS.get(name, "none")
+    named = OPTION_DOCS[name].get("named", {})
+    if isinstance(value, str) and value in named:  # "players" rounds: "as many rounds as players"
+        return named[value]
+    if isinstance(value, (bool, str)):  # never a number: 1 == True would find the word for yes
+        return str(WORDS[name][1].get(value, value))
+    return str(value)
+
+
+def changes(old: RuleOptions, new: RuleOptions, names=None) -> list[str]:
+    """What differs from ``old`` in ``new``, one line per option in the form's words:
+    "A joker left on a rack costs: 25 (was 30)"; ``names``: only those options.  A confirmation and a
+    "Saved" line say exactly what a change does, not just that something was saved."""
+    out = []
+    for name in OPTION_DOCS:
+        if names is not None and name not in names:
+            continue
+        before, after = getattr(old, name), getattr(new, name)
+        if before != after:
+            label = WORDS[name][0].split(" (")[0]  # the form's hint ("empty: no clock") is no part of the name
+            out.append(f"{label}: {value_words(name, after)} (was {value_words(name, before)})")
+    return out

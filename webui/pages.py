@@ -6,9 +6,10 @@ one place, from the same origin.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, abort, current_app, render_template
 
 from rules.options import OPTION_DOCS, VARIANTS
+from webui.api import game_arg
 from webui.labels import RULEBOOKS, option_fields
 from webui.views import rules_name, rules_words
 
@@ -31,7 +32,7 @@ def scores():
     """The score sheet of the game on the table, or of an earlier game (``?game=ID``)."""
     c = companion()
     session = c.session
-    game_id, game = c.game_of(request.args.get("game", type=int))
+    game_id, game = c.game_of(game_arg())  # ?game=abc: 400 as the API answers, not the game on the table
     if game_id is not None and game is None:
         abort(404, f"there is no game {game_id}")
     sheet = c.sheet_json(game_id) if game is not None else None
@@ -54,7 +55,21 @@ def new_game():
     fields = [f for f in option_fields(s.options) if f["name"] in NEW_GAME_FIELDS]
     return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
                            current=rules_words(s.options, clock=False), players=names, games=s.games(),
-                           fields=fields)
+                           fields=fields, replaces=replaces_words(c))
+
+
+def replaces_words(c) -> str | None:
+    """The question "Start the game" asks while a game is in play: every phone may press it, and the game
+    on the table leaves it (it is kept, to resume).  None with no game in play, a finished one, or the
+    recorded demo's own game (nobody's: it is replaced without a word)."""
+    g = c.session.open_game
+    demo = c.demo
+    if g is None or (demo is not None and demo.driving and demo.owns_table()):
+        return None
+    names = list(g.names)
+    who = f"{', '.join(names[:-1])} and {names[-1]}"
+    return (f"{who} are playing a game (hand {g.hand}). Start a new game in its place? That game is kept: "
+            "resume it from Earlier games on this page.")
 
 
 @bp.get("/settings")
@@ -62,8 +77,6 @@ def settings():
     s = companion().session
     game = s.open_game  # a finished game takes no more rules: those set here are for the next game
     return render_template("settings.html", fields=option_fields(s.options), variants=list(VARIANTS),
-                           books=RULEBOOKS, hint=s.hint_enabled, in_game=game.options.game if game else None,
-                           in_scoring=game.options.scoring if game else None,
-                           scorings={v: o.scoring for v, o in VARIANTS.items()},
+                           books=RULEBOOKS, hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,
                            docs=OPTION_DOCS)

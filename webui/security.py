@@ -177,7 +177,9 @@ def check_value(value, limits: Limits, where: str, name_field: bool = False) -> 
         check_text(value, limits, where, name_field)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            check_value(item, limits, f"{where}[{i}]", name_field)
+            # the players typed on New game are named as the players know them ("player 2"), not by index
+            at = f"player {i + 1}" if where == "players" else f"{where}[{i}]"
+            check_value(item, limits, at, name_field)
     elif isinstance(value, dict):
         for key, item in value.items():
             check_text(key, limits, f"{where} key", name_field=where == "racks")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable
 
-from rules.game_length import standing
+from rules.game_length import LENGTH, standing
 from rules.game_state import Action, Game, LastTurn, Status, Step, Verdict
 from rules.options import SCORING_NAMES, RuleOptions, variant_name
 from rules.problems import CODES, Problem
@@ -19,6 +19,7 @@ from rules.game_turns import best_move, legal_layout
 from rules.game_tally import laid_out, score_sheet, win_entered
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
+from webui.labels import changes
 
 def problem_groups(problems: Iterable[Problem]) -> list[dict]:
     """One line per kind of problem (its code): ``{"code", "kind", "items"}`` in the order first seen.
@@ -201,6 +202,23 @@ def rules_words(o: RuleOptions, clock: bool = True) -> str:
     if not clock:
         return words
     return f"{words}, {o.turn_time_limit} s a turn" if o.turn_time_limit else f"{words}, no clock"
+
+
+def change_words(before: Game, after: Game) -> str:
+    """What new rules do to the game on the table, and when: its length at once, the rest from its next
+    hand ("From hand 2: A joker left on a rack costs: 25 (was 30)").  Settings says it after a save and
+    asks it before a switch to another game: a rulebook picked there never changes the clock or the
+    length unsaid."""
+    parts = []
+    now = changes(before.options, after.options, LENGTH)
+    if now:
+        parts.append("At once: " + "; ".join(now) + ".")
+    later = changes(after.options, after.pending) if after.pending else []
+    if later:
+        parts.append(f"From hand {before.hand + 1}: " + "; ".join(later) + ".")
+    elif before.pending is not None:
+        parts.append(f"The change waiting for hand {before.hand + 1} is dropped: the game keeps the rules it plays.")
+    return " ".join(parts) or "Nothing changes for the game on the table: it already plays these rules."
 
 
 def sets_json(ts: TableState, options: RuleOptions, before=None, counting=None) -> list[dict]:

@@ -7,6 +7,8 @@ function formError(message) {
   box.hidden = !message;
 }
 
+const TABLE_OPTIONS = ["turn_time_limit", "rounds", "target_score"];  // kept whichever rulebook is picked
+
 function formBody(form) {
   const data = {};
   for (const input of form.elements) {
@@ -29,7 +31,11 @@ function formBody(form) {
     if (trump.trim()) body.trump = trump.trim();
     return body;
   }
-  if (form.id === "variant-form") return { rules: data.rules };
+  if (form.id === "variant-form") {
+    // the clock and the length are the table's, not the rulebook's: sent as the rules form below shows them
+    const shown = formBody(document.getElementById("options-form")).options;
+    return { rules: data.rules, options: Object.fromEntries(TABLE_OPTIONS.map((n) => [n, shown[n]])) };
+  }
   if (form.id === "finish-game") return {};
   const { hint, ...options } = data;
   return { options, hint };
@@ -58,8 +64,9 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
   });
   window.addEventListener("pageshow", (e) => {  // back to this page from the browser's cache: usable again
     if (!e.persisted) return;
-    // a New game form kept from before holds the Settings of then: fill it in again from the rules now
-    if (form.id === "new-game") { window.location.reload(); return; }
+    // a New game or Settings form kept from before holds the rules of then (another phone may have saved
+    // since): fill it in again from the rules now, so no stale field is sent
+    if (form.id === "new-game" || form.id === "options-form") { window.location.reload(); return; }
     delete form.dataset.leaving;
     sending = false;
     buttons().forEach((b) => { b.disabled = false; });
@@ -70,28 +77,48 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
 async function submit(form) {
   formError("");
   const body = formBody(form);
-  const inGame = form.dataset.inGame;
-  const newGame = body.rules ? (form.querySelector("option:checked").dataset.game || null)
-                             : (body.options && body.options.game);
-  // a game keeps its scoring method (Sabra and American score alike): a switch it cannot take is not
-  // asked about; the server saves those rules for new games and says so
-  const alike = (a, b) => a === b || (["sabra", "american"].includes(a) && ["sabra", "american"].includes(b));
-  const scoring = body.rules ? form.querySelector("option:checked").dataset.scoring : null;
-  const kept = scoring && form.dataset.inScoring && !alike(scoring, form.dataset.inScoring);
-  if (inGame && newGame && newGame !== inGame && !kept) {
-    if (!confirm(`The game on the table plays ${inGame} rules. Switch to ${newGame} from the next hand?`)) return false;
-    body.confirm = true;
+  if (form.id === "new-game" && body.players.length === 1 && /\s/.test(body.players[0])) {
+    // "Jo Kim Lou" on one line is one player's name: say how the form reads it, not "1 player"
+    formError(`Only one player: "${body.players[0]}". Type one name per line (or put commas between them).`);
+    return false;
   }
+  // a new game in place of the one on the table: that game is kept, and the question says where
+  if (form.dataset.confirm && !confirm(form.dataset.confirm)) return false;
   let reply;
-  try { reply = await send(form.dataset.json, body); }
-  catch (err) { formError("The companion is not answering: is the server running?"); return false; }
+  try {
+    reply = await send(form.dataset.json, body);
+    // another game for the game on the table: the server asks, saying what would change and when
+    if (reply.res.status === 409 && reply.data.ask) {
+      if (!confirm(reply.data.ask)) return false;
+      reply = await send(form.dataset.json, { ...body, confirm: true });
+    }
+  } catch (err) { formError("The companion is not answering: is the server running?"); return false; }
   if (!reply.res.ok) { formError(reply.data.message || `not saved (${reply.res.status})`); return false; }
   if (form.dataset.then) { form.dataset.leaving = "1"; window.location.href = form.dataset.then; return true; }
   const ok = document.getElementById("form-ok");
-  ok.textContent = reply.data.message || (reply.data.applies === "from the next hand"
-    ? "Saved: the game on the table takes these rules from its next hand." : "Saved.");
+  ok.textContent = reply.data.message || "Saved.";
   ok.hidden = false;
+  if (reply.data.options) showSaved(reply.data);
   return false;
+}
+
+// after a save, Settings shows the rules saved (a rulebook picked sets many): never what was sent, so a
+// stale field cannot be saved again by the next "Save rules"
+function showSaved(saved) {
+  const form = document.getElementById("options-form");
+  for (const [name, value] of Object.entries(saved.options)) {
+    const input = form.elements[name];
+    if (!input) continue;
+    const box = form.querySelector(`input[data-named-for="${name}"]`);
+    const named = box !== null && typeof value === "string";
+    if (box) box.checked = named && box.value === value;
+    input.value = typeof value === "boolean" ? String(value) : (value === null || named ? "" : value);
+    if (box) input.disabled = box.checked;
+  }
+  if (form.elements.hint) form.elements.hint.checked = saved.hint;
+  const pending = document.getElementById("pending");
+  pending.hidden = !saved.pending;
+  pending.textContent = saved.pending ? `From the next hand: ${saved.pending}.` : "";
 }
 
 // a number option's named value ticked: the number box beside it is not what is sent, so it is greyed

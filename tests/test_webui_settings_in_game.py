@@ -1,0 +1,135 @@
+"""Settings and New game during a game, as a club evening on phones found them: a rulebook picked on
+Settings keeps the table's clock and length and says what it changes and when; New game asks before it
+replaces the game in play; New game says its choices become the Settings; the refusals name what is
+wrong in the players' words.
+
+The Flask test client with a fake live table and a fake clock, as in test_webui_length.py; what only the
+page does (the form refreshed after a save, the questions asked) is in test_browser.py.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from test_webui_finish import finish, score_a_hand, start, state
+from webui_fakes import FakeLive
+
+# what Settings' "Use these rules" sends with a rulebook: the clock and the length as the form shows them
+TABLE = {"turn_time_limit": 40, "rounds": 2, "target_score": None}
+PLAYERS = ("Jo", "Kim", "Lou")
+
+
+@pytest.fixture
+def live():
+    return FakeLive("")
+
+
+def field_value(page: str, name: str) -> str:
+    """The value a number field of the rules form shows."""
+    return re.search(rf'<input id="opt-{name}" name="{name}"[^>]*value="([^"]*)"', page).group(1)
+
+
+def test_a_rulebook_picked_during_a_game_keeps_the_clock_and_length_and_says_what_changes(client):
+    """Picking "Sabra, Dutch edition" said only "Saved: ... from its next hand" while the 2 rounds were gone at
+    once and the clock went back to the book's 60 s.  The page sends the table's clock and length with the
+    rulebook, and the answer says exactly what changes, and when."""
+    start(client, PLAYERS, rules="sabra", options=TABLE)
+    assert state(client)["game"]["length"]["words"] == "round 1 of 2 · hand 1 of 3"
+    res = client.post("/api/settings", json={"rules": "dutch_sabra", "options": TABLE})
+    assert res.status_code == 200, res.get_json()
+    body = res.get_json()
+    assert body["message"] == (
+        "Saved. From hand 2: A joker left on a rack costs: 25 (was 30); The tile that frees a joker may come "
+        "from the table: no (was yes); The first meld may also rearrange table sets: yes (was no).")
+    assert body["pending"] == "Sabra rules, 30-point first meld, 40 s a turn"
+    s = state(client)
+    assert s["game"]["length"]["words"] == "round 1 of 2 · hand 1 of 3" and s["clock"]["limit"] == 40
+    # the Settings form shows what was saved: the Dutch joker penalty, the table's clock and rounds
+    page = client.get("/settings").get_data(as_text=True)
+    assert (field_value(page, "joker_penalty"), field_value(page, "turn_time_limit"),
+            field_value(page, "rounds")) == ("25", "40", "2")
+    assert "From the next hand: Sabra rules, 30-point first meld, 40 s a turn." in page
+    assert "keeps the seconds per turn and the game's length as set below" in page
+
+
+def test_switching_the_game_in_play_asks_with_what_changes(client, clock):
+    """"Switch to american from the next hand?" said nothing of what changes; the server's question (the
+    409's ``ask``, which the page puts to the players) lists it, and the clock and length stay."""
+    start(client, PLAYERS, rules="sabra", options=TABLE)
+    res = client.post("/api/settings", json={"rules": "american", "options": TABLE})
+    assert res.status_code == 409 and "send confirm" in res.get_json()["message"]  # for scripts, as before
+    ask = res.get_json()["ask"]
+    assert ask.startswith("The game on the table plays Sabra rules. Switch it to American? From hand 2: "
+                          "Game: American (was Sabra); ")
+    assert "Points the first meld needs: 21 (was 30)" in ask and "Seconds per turn" not in ask \
+        and "Rounds" not in ask and "At once" not in ask
+    assert state(client)["game"]["pending"] is None  # nothing saved before the players say yes
+    res = client.post("/api/settings", json={"rules": "american", "options": TABLE, "confirm": True})
+    assert res.status_code == 200 and res.get_json()["message"].startswith("Saved. From hand 2: Game: American")
+    score_a_hand(client, "Jo", {"Kim": "R5", "Lou": "K7"})
+    s = state(client)
+    assert s["game"]["game"] == "american" and s["clock"]["limit"] == 40
+    assert s["game"]["length"]["words"] == "round 1 of 2 · hand 2 of 3"
+
+
+def test_the_answer_says_a_length_counts_at_once_and_a_change_undone(client):
+    start(client, PLAYERS, rules="sabra", options=TABLE)
+    res = client.post("/api/settings", json={"options": {"rounds": 3, "joker_penalty": 50}})
+    assert res.get_json()["message"] == ("Saved. At once: Rounds in a game, one hand each: 3 (was 2). "
+                                         "From hand 2: A joker left on a rack costs: 50 (was 30).")
+    res = client.post("/api/settings", json={"options": {"joker_penalty": 30}})
+    assert res.get_json()["message"] == ("Saved. The change waiting for hand 2 is dropped: the game keeps the "
+                                         "rules it plays.")
+    assert res.get_json()["pending"] is None
+    res = client.post("/api/settings", json={"options": {"joker_penalty": 30}})
+    assert res.get_json()["message"] == "Saved. Nothing changes for the game on the table: it already plays these rules."
+    finish(client)
+    res = client.post("/api/settings", json={"options": {"turn_time_limit": None}})
+    assert res.get_json()["message"] == "Saved for the next game: Seconds per turn: no clock (was 40)."
+
+
+def test_new_game_asks_before_it_replaces_the_game_in_play(app, client):
+    """Any phone's "Start the game" set the game in play aside without a word; the form now carries the
+    question (forms.js asks it), naming the game and where to resume it.  Nothing is asked with no game in
+    play, over a finished game, or over the recorded demo's own game."""
+    question = re.compile(r'<form[^>]*id="new-game"[^>]*data-confirm="([^"]*)"')
+    assert not question.search(client.get("/new").get_data(as_text=True))
+    start(client, PLAYERS)
+    asked = question.search(client.get("/new").get_data(as_text=True))
+    assert asked and asked.group(1) == ("Jo, Kim and Lou are playing a game (hand 1). Start a new game in its "
+                                        "place? That game is kept: resume it from Earlier games on this page.")
+    companion = app.extensions["companion"]
+    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True)  # the demo's game: nobody's
+    assert not question.search(client.get("/new").get_data(as_text=True))
+    companion.demo = None
+    finish(client)
+    assert not question.search(client.get("/new").get_data(as_text=True))
+
+
+def test_new_game_says_its_choices_become_the_settings(client):
+    """The clock typed on New game became Settings' clock for later games without a word (45 s became
+    30 s).  That is meant: Settings is the rules of the game on the table, so a game started with 30 s would
+    go back to 45 s at the next Settings save otherwise.  The page now says so beside the fields."""
+    page = client.get("/new").get_data(as_text=True)
+    assert "The rules, clock and length you start with become the Settings for later games too." in page
+    start(client, options={"turn_time_limit": 30})
+    assert field_value(client.get("/settings").get_data(as_text=True), "turn_time_limit") == "30"
+
+
+def test_refusals_name_the_players_and_the_game_id(client):
+    res = client.post("/api/game", json={"players": ["Jo Kim Lou"]})
+    assert res.status_code == 400 and res.get_json()["message"] == "1 player: this tile set is for 2-4 players"
+    res = client.post("/api/game", json={"players": ["Jo", "K" * 41]})
+    assert res.status_code == 400
+    assert res.get_json()["message"] == "player 2: a name of 41 characters is too long (at most 40)"
+    start(client)
+    # the score sheet page answered ?game=abc with the game on the table, the API with 400: both refuse now
+    for url in ("/scores?game=abc", "/api/scores?game=abc"):
+        res = client.get(url)
+        said = html.unescape(res.get_data(as_text=True))
+        assert res.status_code == 400 and "game must be a game's number" in said and "not 'abc'" in said, url
+    assert client.get("/scores?game=99").status_code == 404
