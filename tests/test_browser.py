@@ -690,7 +690,7 @@ def test_a_camera_back_mid_game_and_a_forgotten_trump_on_a_phone(browser, server
     assert page.locator("#trump-label").inner_text() == "Trump tile not entered:"
     page.fill("#trump-code", "R14")
     page.click("#set-trump")
-    page.wait_for_function("document.getElementById('verdict-who').textContent.includes(\"'R14' is not a tile\")")
+    page.wait_for_function("document.getElementById('refusal-text').textContent.includes(\"'R14' is not a tile\")")
     page.fill("#trump-code", "b4")
     page.wait_for_timeout(500)  # not a double tap
     page.click("#set-trump")
@@ -927,3 +927,42 @@ def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp
     page.click("#finished-undo")
     page.locator("#tally").wait_for()
     assert page.locator("#finished").is_hidden() and call(port, "/api/state")["game"]["status"] == "tally"
+
+
+# a club evening on three phones with no camera: refusals that stay readable, a rack typed while the server was
+# down, presses that throw work away asking first, a count and a game over that say what a table no camera
+# sees can know
+
+
+def phone(browser, url: str):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
+    page.goto(url + "/")
+    return page
+
+
+def test_a_refused_press_stays_readable_through_the_refresh_it_brings(browser, no_camera_server, tmp_path):
+    """Ann's phone passes; Ben's phone presses Pass a moment later, meant for Ann's turn: the server refuses it
+    (409) and the state it then fetches redraws the page, but the refusal stays, with its "Press again"."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    ann, ben = phone(browser, url), phone(browser, url)
+    current_is(ben, "Ann")
+    ann.click("#pass")
+    current_is(ben, "Ben")
+    ben.click("#pass")
+    shown = "document.body.innerText.includes(\"Press again to end Ben's turn.\")"
+    ben.wait_for_function(shown)
+    ben.wait_for_timeout(2500)  # long after the refresh the refusal brought
+    assert ben.evaluate(shown) and ben.locator("#refusal").is_visible()
+    assert ben.locator("#refusal-text").inner_text().startswith("Ben's turn began a moment ago: was that press for")
+    assert ben.evaluate("document.documentElement.scrollWidth") <= 390
+    save(ben, tmp_path, "phone-refusal.png")
+    assert [t["player"] for t in call(port, "/api/turns")] == ["Ann"]
+    ben.click("#refusal-close")  # read: dismissed
+    ben.locator("#refusal").wait_for(state="hidden")
+    clock.advance(PRESS_GUARD_S)
+    ben.click("#end-turn")  # no camera: End turn asks what the turn did
+    ben.locator("#unseen").wait_for()
+    ben.click("#unseen-drew")
+    current_is(ben, "Cid")
+    assert ben.locator("#refusal").is_hidden()

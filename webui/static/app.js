@@ -105,17 +105,38 @@ function offline(down) {
   document.body.classList.toggle("offline", down);
 }
 
-// a refused action: said where the players look (the tally has its own line)
+// a refused action: said where the players look (the tally and the deal have their own line).  A refusal
+// often comes with a new state (a 409 for a turn another phone ended), so it is kept out of what a state
+// redraws: it stays REFUSAL_MS, until dismissed, or until the next press.
+const REFUSAL_MS = 10000;
+let refusalTimer = null;
+const ownShownAt = {};  // the tally's or the deal's line: when it was last given a message
+
 function flash(message) {
   const g = (state && state.game) || {};
   const own = { tally: "tally-error", dealing: "dealing-error" }[g.status];
-  if (own) { $(own).textContent = message; $(own).hidden = false; return; }
-  const v = $("verdict");
-  v.hidden = false;
-  v.className = "card verdict illegal";
-  $("verdict-word").textContent = "";
-  $("verdict-who").textContent = message;
-  $("verdict-groups").replaceChildren();
+  if (own) { $(own).textContent = message; $(own).hidden = false; ownShownAt[own] = performance.now(); return; }
+  refuse(message);
+}
+
+function refuse(message) {
+  $("refusal-text").textContent = message;
+  $("refusal").hidden = false;
+  clearTimeout(refusalTimer);
+  refusalTimer = setTimeout(clearRefusal, REFUSAL_MS);
+}
+
+function clearRefusal() {
+  clearTimeout(refusalTimer);
+  $("refusal").hidden = true;
+}
+
+// the tally's or the deal's line goes with its card; a message given there lately moves to the refusal line
+// (a Confirm refused because another phone confirmed first: the count closes as the answer comes)
+function closeOwn(id) {
+  const line = $(id);
+  if (!line.hidden && performance.now() - (ownShownAt[id] || -Infinity) < REFUSAL_MS) refuse(line.textContent);
+  line.hidden = true;
 }
 
 // ---------- clock and sound ----------
@@ -273,7 +294,7 @@ function renderButtons(g) {
     $("set-trump").textContent = g.trump ? "Correct trump" : "Set trump";
   }
   $("set-trump").disabled = busy || !trumpOpen;
-  if (!dealing) $("dealing-error").hidden = true;
+  if (!dealing) closeOwn("dealing-error");
   if (dealing) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
     $("dealing-who").textContent = g.current || "";
@@ -437,7 +458,7 @@ function renderTally(g) {
   $("tally").hidden = !t;
   // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
   $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
-  if (!t) { tallyDraft = {}; handDraft = null; tallyKey = null; $("tally-error").hidden = true; return; }
+  if (!t) { tallyDraft = {}; handDraft = null; tallyKey = null; closeOwn("tally-error"); return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
@@ -775,6 +796,7 @@ function setBusy(on) {
 async function act(action, target) {
   unlockAudio();
   if (busy || (action === lastPress.action && performance.now() - lastPress.at < SETTLE_MS)) return null;
+  clearRefusal();  // the players have read it: this press has its own answer
   setBusy(true);
   try {
     return await press(action, target);
@@ -887,6 +909,8 @@ document.addEventListener("keydown", (e) => {
   e.preventDefault();
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
 });
+
+$("refusal-close").addEventListener("click", clearRefusal);
 
 // Enter in the trump box sets it
 $("trump-code").addEventListener("keydown", (e) => {
