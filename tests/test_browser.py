@@ -966,3 +966,34 @@ def test_a_refused_press_stays_readable_through_the_refresh_it_brings(browser, n
     ben.click("#unseen-drew")
     current_is(ben, "Cid")
     assert ben.locator("#refusal").is_hidden()
+
+
+def test_a_rack_left_while_the_server_is_down_is_marked_and_sent_again(browser, no_camera_server, tmp_path):
+    """Cid changes his rack and leaves the box while the companion is not answering: his phone marks the
+    box not saved, and sends it again once the server answers, so every phone and the score agree."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    call(port, "/api/tally/rack", {"player": "Cid", "rack": "B7 B8 K1"})
+    ben, cid = count_on_two_phones(browser, url, "#tally")
+    box = "textarea[data-player=Cid]"
+    cid.wait_for_function(f"document.querySelector('{box}').value === 'B7 B8 K1'")
+    cid.route("**/api/**", lambda route: route.abort())  # the server stops answering
+    cid.fill(box, "B7 B8 K1 R9")
+    cid.locator(box).blur()
+    cid.locator("#offline-banner").wait_for()
+    mark = cid.locator("[data-unsaved=Cid]")
+    mark.wait_for()
+    assert mark.inner_text() == "not saved: the companion is not answering; sent again when it answers"
+    assert cid.evaluate("document.documentElement.scrollWidth") <= 390
+    save(cid, tmp_path, "phone-rack-not-saved.png")
+    assert call(port, "/api/state")["game"]["tally"]["racks"]["Cid"] == "B7 B8 K1"
+    cid.unroute("**/api/**")  # back: the box is sent again by itself
+    ben.wait_for_function(f"document.querySelector('{box}').value === 'B7 B8 K1 R9'", timeout=10_000)
+    mark.wait_for(state="hidden")
+    assert call(port, "/api/state")["game"]["tally"]["racks"]["Cid"] == "B7 B8 K1 R9"
+    assert cid.locator("#offline-banner").is_hidden() and cid.input_value(box) == "B7 B8 K1 R9"
+    ben.fill("textarea[data-player=Ben]", "K5")
+    ben.click("text=Confirm and score")  # Ben's phone scores Cid's rack as Cid typed it
+    ben.locator("#dealing").wait_for()
+    assert "Cid -25" in ben.locator("#last-turn-text").inner_text()

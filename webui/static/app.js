@@ -15,6 +15,9 @@ const meldedSaving = {};  // player: a "has melded" toggle on its way (a state s
 // yet (null: none), and the win or joker choice on its way
 let handDraft = null;
 const winSaving = { win: 0, joker: 0 };
+// a rack or closed hand left while the server was down: sent again as soon as it answers (what it saves:
+// how to send it), so the phones agree and the score does not depend on which one presses Confirm
+const unsent = new Map();
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
 let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
 
@@ -103,6 +106,13 @@ async function post(url, payload = {}, retry = null) {
 function offline(down) {
   $("offline-banner").hidden = !down;
   document.body.classList.toggle("offline", down);
+  if (!down && unsent.size) sendUnsent();
+}
+
+function sendUnsent() {
+  const again = [...unsent.values()];
+  unsent.clear();  // a save that finds the server down again puts itself back
+  again.forEach((send) => send());
 }
 
 // a refused action: said where the players look (the tally and the deal have their own line).  A refusal
@@ -458,7 +468,7 @@ function renderTally(g) {
   $("tally").hidden = !t;
   // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
   $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
-  if (!t) { tallyDraft = {}; handDraft = null; tallyKey = null; closeOwn("tally-error"); return; }
+  if (!t) { dropDrafts(); tallyKey = null; closeOwn("tally-error"); return; }
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
@@ -478,7 +488,7 @@ function renderTally(g) {
     winnerLine(g);
     return;
   }
-  if (tallyKey !== null) { tallyDraft = {}; handDraft = null; }  // another tally: what was typed was for the last one
+  if (tallyKey !== null) dropDrafts();  // another tally: what was typed was for the last one
   tallyKey = key;
   syncWin(t);
   closedPreview();
@@ -498,7 +508,8 @@ function renderTally(g) {
       if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); input.blur(); }
     });
     const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
-    const meta = el("div", { class: "tally-meta" }, total);
+    const meta = el("div", { class: "tally-meta" }, total,
+      el("span", { class: "unsaved", "data-unsaved": p.name, role: "status", hidden: "" }));
     if (toggles) {  // Israeli and International: a player who never melded is scored apart; the camera may have missed a meld
       const box = el("input", { type: "checkbox", "data-melded": p.name, "aria-label": `${p.name} has melded` });
       box.checked = meldedOf(g, p.name);
@@ -546,20 +557,46 @@ function tallyTurn() {
 // (not a tile, more than the box holds), it stays here as typed and the tally's line says why
 async function saveRack(input) {
   const name = input.dataset.player;
+  const key = `rack:${name}`;
   if (!(name in tallyDraft)) return;
   const text = tallyDraft[name];
   const t = (state.game || {}).tally;
-  if (t && text.trim() === (t.racks[name] ?? "")) { delete tallyDraft[name]; return; }
+  if (t && text.trim() === (t.racks[name] ?? "")) { delete tallyDraft[name]; unsaved(key, null); return; }
   $("tally-error").hidden = true;
   const job = post("/api/tally/rack", { player: name, rack: text, ...tallyTurn() });
   tallySaves.add(job);
   try {
     const r = await job;
-    if (r && tallyDraft[name] === text) {
-      delete tallyDraft[name];
-      if (document.activeElement !== input) { input.value = r.rack ?? ""; points(input); }
-    }
+    if (tallyDraft[name] !== text) return;  // typed on meanwhile: leaving the box saves that
+    if (!r) { unsaved(key, () => saveRack(input)); return; }
+    delete tallyDraft[name];
+    unsaved(key, null);
+    if (document.activeElement !== input) { input.value = r.rack ?? ""; points(input); }
   } finally { tallySaves.delete(job); }
+}
+
+// what is typed here and not saved says so on its line: refused (the tally's line says why), or the
+// server down, when it is sent again once the server answers.  `again` null: saved (or no longer typed)
+const UNSAVED = {
+  down: "not saved: the companion is not answering; sent again when it answers",
+  refused: "not saved: refused as typed",
+};
+
+function unsaved(key, again) {
+  const mark = key === "hand" ? $("closed-hand-unsaved")
+    : document.querySelector(`#tally-rows [data-unsaved="${CSS.escape(key.slice(5))}"]`);
+  const down = !!again && document.body.classList.contains("offline");
+  if (down) unsent.set(key, again); else unsent.delete(key);
+  if (!mark) return;
+  mark.hidden = !again;
+  mark.textContent = again ? UNSAVED[down ? "down" : "refused"] : "";
+}
+
+function dropDrafts() {
+  tallyDraft = {};
+  handDraft = null;
+  unsent.clear();
+  unsaved("hand", null);
 }
 
 async function saveMelded(box, input) {
@@ -624,17 +661,18 @@ async function saveHand() {
     return;
   }
   const text = handDraft;
-  if (t && text.trim() === (t.hand ?? "")) { handDraft = null; return; }
+  if (t && text.trim() === (t.hand ?? "")) { handDraft = null; unsaved("hand", null); return; }
   $("tally-error").hidden = true;
   const job = post("/api/tally/rack", { hand: text, ...tallyTurn() });
   tallySaves.add(job);
   try {
     const r = await job;
-    if (r && handDraft === text) {
-      handDraft = null;
-      const box = $("closed-hand");
-      if (document.activeElement !== box && box.value !== (r.hand ?? "")) { box.value = r.hand ?? ""; winChanged(); }
-    }
+    if (handDraft !== text) return;  // typed on meanwhile: leaving the box saves that
+    if (!r) { unsaved("hand", saveHand); return; }
+    handDraft = null;
+    unsaved("hand", null);
+    const box = $("closed-hand");
+    if (document.activeElement !== box && box.value !== (r.hand ?? "")) { box.value = r.hand ?? ""; winChanged(); }
   } finally { tallySaves.delete(job); }
 }
 
@@ -840,6 +878,7 @@ async function press(action, target) {
       const r = await post("/api/tally/read", { player: target.dataset.player, ...turn });
       if (r) {
         delete tallyDraft[target.dataset.player];
+        unsaved(`rack:${target.dataset.player}`, null);
         const input = document.querySelector(`#tally-rows textarea[data-player="${CSS.escape(target.dataset.player)}"]`);
         if (input) { input.value = r.rack; points(input); }  // the camera's reading replaces what was typed
       }
@@ -857,7 +896,7 @@ async function press(action, target) {
       const closed = g.game === "international" && g.tally && g.tally.winner && $("win").value === "closed";
       if (closed && handDraft && handDraft.trim()) payload.extra = { hand: handDraft };
       const r = await post("/api/tally/confirm", payload);
-      if (r) { tallyDraft = {}; handDraft = null; window.scrollTo({ top: 0 }); }
+      if (r) { dropDrafts(); window.scrollTo({ top: 0 }); }
       return r;
     }
     case "cancel-tally": return post("/api/tally/cancel");
