@@ -270,6 +270,7 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             page.locator("#dealing").wait_for()  # the next hand waits for its deal
             assert page.evaluate("window.scrollY") == 0
             assert "hand 1 scored: Ann +45, Ben -45" in page.locator("#last-turn-text").inner_text()
+            page.once("dialog", lambda d: d.accept())  # it asks first: the hand's scores come off the sheet
             page.click("#undo-hand")  # scored by mistake: the tally opens again, racks kept
             page.locator("#tally").wait_for()
             assert page.input_value("textarea[data-player=Ben]") == "K2 K5 O8 J"
@@ -924,9 +925,13 @@ def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp
     assert page.locator("#turn-info").inner_text() == "Sabra · finished after 2 hands · 1 round agreed"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save(page, tmp_path, "phone-rounds-finished.png")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.click("#finished-undo")
     page.locator("#tally").wait_for()
     assert page.locator("#finished").is_hidden() and call(port, "/api/state")["game"]["status"] == "tally"
+    assert asked == ["Take back hand 2? Its scores come off the sheet and its count opens again with the racks "
+                     "as confirmed: the game is no longer over."]
 
 
 # a club evening on three phones with no camera: refusals that stay readable, a rack typed while the server was
@@ -997,3 +1002,55 @@ def test_a_rack_left_while_the_server_is_down_is_marked_and_sent_again(browser, 
     ben.click("text=Confirm and score")  # Ben's phone scores Cid's rack as Cid typed it
     ben.locator("#dealing").wait_for()
     assert "Cid -25" in ben.locator("#last-turn-text").inner_text()
+
+
+def test_taking_a_hand_back_and_leaving_the_count_ask_first(browser, no_camera_server, tmp_path):
+    """Take back this hand, one tap above End turn, and Back to the game, which throws away the racks other
+    phones entered, ask first, saying what goes; answered no, nothing changes."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    call(port, "/api/tally/confirm", {"racks": {"Ben": "R5 K7", "Cid": "K2"}})
+    page = phone(browser, url)
+    page.locator("#dealing").wait_for()
+    asked = []
+
+    def answer(yes: bool) -> None:
+        page.once("dialog", lambda d: (asked.append(d.message), d.accept() if yes else d.dismiss()))
+
+    answer(False)
+    page.click("#undo-hand")
+    page.wait_for_timeout(500)
+    assert asked == ["Take back hand 1? Its scores come off the sheet and its count opens again with the racks "
+                     "as confirmed: hand 2, dealt, is not played."]
+    assert call(port, "/api/state")["game"]["status"] == "dealing"
+    call(port, "/api/hand/start", {})
+    page.locator("#end-turn").wait_for()  # hand 2's first turn: Take back this hand sits above End turn
+    answer(False)
+    page.click("#undo-hand")
+    page.wait_for_timeout(500)
+    assert asked[-1].endswith(": Ben's turn in progress, the first of hand 2, is thrown away.")
+    assert call(port, "/api/state")["game"]["status"] == "playing"
+    clock.advance(PRESS_GUARD_S)
+    answer(True)
+    page.wait_for_timeout(500)  # not a double tap
+    page.click("#undo-hand")
+    page.locator("#tally").wait_for()  # hand 1's count again, the racks as confirmed
+    answer(False)
+    page.click("text=Back to the game")
+    page.wait_for_timeout(500)
+    assert asked[-1] == ("Back to the game? This count is thrown away with the racks entered for Ben and Cid: "
+                         "when the hand ends again, they are entered again.")
+    assert call(port, "/api/state")["game"]["status"] == "tally"
+    answer(True)
+    page.wait_for_timeout(500)
+    page.click("text=Back to the game")
+    page.locator("#end-turn").wait_for()
+    assert call(port, "/api/state")["game"]["status"] == "playing"
+    clock.advance(PRESS_GUARD_S)
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    page.locator("#tally").wait_for()
+    page.wait_for_timeout(500)  # not a double tap
+    page.click("text=Back to the game")  # nothing entered: nothing to lose, nothing asked
+    page.locator("#end-turn").wait_for()
+    assert len(asked) == 5

@@ -899,7 +899,10 @@ async function press(action, target) {
       if (r) { dropDrafts(); window.scrollTo({ top: 0 }); }
       return r;
     }
-    case "cancel-tally": return post("/api/tally/cancel");
+    case "cancel-tally": {  // the count is dropped with it: ask first when something was entered
+      const lost = cancelWords(g);
+      return lost && !confirm(lost) ? null : post("/api/tally/cancel");
+    }
     case "start-hand": {
       $("dealing-error").hidden = true;
       const trump = g.has_trump ? $("hand-trump").value.trim() : "";
@@ -907,7 +910,7 @@ async function press(action, target) {
       if (r) $("hand-trump").value = "";
       return r;
     }
-    case "undo-hand": return post("/api/tally/undo");
+    case "undo-hand": return confirm(undoWords(state)) ? post("/api/tally/undo") : null;
     case "set-trump": {
       const r = await post("/api/hand/trump", { trump: $("trump-code").value.trim() });
       if (r) $("trump-code").value = "";
@@ -920,6 +923,40 @@ async function press(action, target) {
       return post("/api/rack", { player: g.current, rack });
     }
   }
+}
+
+// Take back this hand / the last hand: one tap must not undo a scored hand and the play since, so it asks,
+// saying what goes
+function undoWords(s) {
+  const g = s.game || {};
+  const hands = (s.scores && s.scores.hands) || [];
+  const n = hands.length ? hands[hands.length - 1].number : g.hand - 1;
+  const head = `Take back hand ${n}? Its scores come off the sheet and its count opens again with the racks ` +
+    "as confirmed";
+  if (g.status === "finished") return `${head}: the game is no longer over.`;
+  if (g.status === "playing")
+    return `${head}: ${g.current}'s turn in progress, the first of hand ${g.hand}, is thrown away.`;
+  return `${head}: hand ${g.hand}, dealt, is not played.`;
+}
+
+// Back to the game throws the count away (rules.game_tally.cancel_tally keeps nothing of it): what was
+// entered in it, in words, or null when nothing was
+function cancelWords(g) {
+  const t = g.tally;
+  if (!t) return null;
+  const racks = g.players.map((p) => p.name).filter((name) => name !== t.winner &&
+    ((t.racks[name] ?? "") !== "" || (tallyDraft[name] || "").trim()));
+  const lost = [];
+  if (racks.length) lost.push(`the rack${racks.length === 1 ? "" : "s"} entered for ${andList(racks)}`);
+  if (Object.values(t.melded || {}).some((m) => m != null)) lost.push('the "has melded" corrections');
+  if ((t.win && t.win !== "open") || t.hand || (handDraft || "").trim()) lost.push("the win entered");
+  if (!lost.length) return null;
+  return `Back to the game? This count is thrown away with ${andList(lost)}: when the hand ends again, ` +
+    "they are entered again.";
+}
+
+function andList(items) {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 
 function discardPayload() {
