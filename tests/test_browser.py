@@ -1054,3 +1054,25 @@ def test_taking_a_hand_back_and_leaving_the_count_ask_first(browser, no_camera_s
     page.click("text=Back to the game")  # nothing entered: nothing to lose, nothing asked
     page.locator("#end-turn").wait_for()
     assert len(asked) == 5
+
+
+def test_with_no_camera_rummikub_and_the_count_speak_of_typing(browser, no_camera_server, tmp_path):
+    """No camera ever sees the last tiles laid, so a right Rummikub! always meets the count: the question
+    says why instead of reading as an error; the count asks for racks typed and offers no Read."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.click("#rummikub")
+    page.locator("#tally").wait_for()
+    assert asked == ["No camera sees the table, so the count knows only the tiles said to be placed, not those "
+                     "laid to go out: by it, Ann still holds 14 tiles. Call Rummikub! if Ann's rack is empty."]
+    assert page.locator("#tally-how-typed").inner_text().startswith(
+        "No camera sees the table: type the tiles left on each rack")
+    assert page.locator("#tally-how-camera").is_hidden()
+    assert page.locator("#tally [data-action=read-rack]").count() == 1
+    assert page.locator("#tally [data-action=read-rack]").is_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-count-no-camera.png")

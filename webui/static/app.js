@@ -74,8 +74,13 @@ function countWrong(data) {
   const held = data.still_holds;
   if (!held) return null;
   const tiles = held.tiles === 1 ? "1 tile" : `${held.tiles} tiles`;
-  return confirm(`By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`)
-    ? { count_checked: true } : null;
+  // with no camera the count cannot see the tiles laid to go out: every right finish lands here, so it is
+  // not worded as an error
+  const words = noCamera(state)
+    ? `No camera sees the table, so the count knows only the tiles said to be placed, not those laid to go ` +
+      `out: by it, ${held.player} still holds ${tiles}. Call Rummikub! if ${held.player}'s rack is empty.`
+    : `By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`;
+  return confirm(words) ? { count_checked: true } : null;
 }
 
 // `retry(data)`, for a refusal the players may overrule: the fields to send again with, or null
@@ -469,6 +474,11 @@ function renderTally(g) {
   // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
   $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
   if (!t) { dropDrafts(); tallyKey = null; closeOwn("tally-error"); return; }
+  // with no camera, Read could only answer "no tiles in view" (late, over the line of a box being typed in)
+  const camera = !!(state.camera && state.camera.ok);
+  $("tally-how-camera").hidden = !camera;
+  $("tally-how-typed").hidden = camera;
+  document.querySelectorAll("#tally-rows [data-action=read-rack]").forEach((b) => { b.hidden = !camera; });
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
@@ -508,6 +518,7 @@ function renderTally(g) {
       if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); input.blur(); }
     });
     const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
+    read.hidden = !camera;
     const meta = el("div", { class: "tally-meta" }, total,
       el("span", { class: "unsaved", "data-unsaved": p.name, role: "status", hidden: "" }));
     if (toggles) {  // Israeli and International: a player who never melded is scored apart; the camera may have missed a meld
