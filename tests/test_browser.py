@@ -92,7 +92,7 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     page.locator("#hint-body").wait_for()
     page.fill("#hint-rack", "O11 O12 O13 K2")
     page.click("text=Use this rack")
-    page.locator("#hint-result >> text=Play 3 tile(s)").wait_for()
+    page.locator("#hint-result >> text=Play 3 tiles").wait_for()
 
     # the table changes under the camera: the page follows without reloading
     live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13")
@@ -1076,3 +1076,56 @@ def test_with_no_camera_rummikub_and_the_count_speak_of_typing(browser, no_camer
     assert page.locator("#tally [data-action=read-rack]").is_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save(page, tmp_path, "phone-count-no-camera.png")
+
+
+def cells(page, column: int) -> list:
+    """The texts of a column of the Players table (1: the name)."""
+    return page.locator(f"#players tr td:nth-child({column})").all_inner_texts()
+
+
+def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, no_camera_server, tmp_path):
+    """What the page says agrees with a table no camera sees: the camera's absence is a notice, not an error;
+    tiles placed are not called "no tiles"; the player who went out holds none; totals are signed as in the
+    standings; a finished game shows no hand in play and no hint; the hint's words fit a phone."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "options": {"rounds": 1}})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    banner = page.locator("#camera-banner")
+    assert banner.is_visible() and "problem" not in banner.get_attribute("class")
+    assert banner.inner_text() == ("No camera sees the table (cannot open source '0': no such camera). The game goes "
+                                   "on without it: End turn asks what each turn did, and the racks are typed at the count.")
+    page.click("#end-turn")
+    page.locator("#unseen").wait_for()
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen-played")
+    current_is(page, "Ben")
+    assert page.locator("#sets").inner_text() == "No camera sees the table: its tiles are not shown here."
+    page.check("#hint-toggle")
+    page.locator("#hint-body").wait_for()
+    label, who = page.locator("#hint-body label").bounding_box(), page.locator("#hint-player").bounding_box()
+    assert abs(who["y"] - label["y"]) < 6, (label, who)  # "Rack of Ben (kept hidden)" on one line at 390 px
+    save(page, tmp_path, "phone-no-camera-placed.png")
+    clock.advance(PRESS_GUARD_S)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#rummikub")
+    page.locator("#tally").wait_for()
+    assert cells(page, 3) == ["12", "went out"]  # not the 14 Ben holds by the count
+    page.fill("textarea[data-player=Ann]", "R5 K7")
+    page.click("text=Confirm and score")
+    page.locator("#dealing").wait_for()
+    page.wait_for_function("document.querySelector('#players tr td:nth-child(4)').textContent === '-12'")
+    assert cells(page, 4) == ["-12", "+12"]
+    call(port, "/api/hand/start", {})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ben"})
+    call(port, "/api/tally/confirm", {"racks": {"Ann": "K1"}})
+    page.locator("#finished").wait_for()
+    assert page.locator("#standings-rows").inner_text().count("+13") == 1
+    page.wait_for_function("document.querySelector('#players tr td:nth-child(4)').textContent === '-13'")
+    assert cells(page, 4) == ["-13", "+13"]
+    for column in (2, 3):  # melded and tiles: of a hand nobody plays
+        assert page.locator(f"#players-table th:nth-child({column}), #players td:nth-child({column})").count() == 3
+        assert all(not c.is_visible() for c in page.locator(f"#players-table :is(th, td):nth-child({column})").all())
+    assert page.locator("#pool-info").inner_text() == "" and page.locator("#hint-card").is_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-no-camera-game-over.png")

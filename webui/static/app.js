@@ -250,17 +250,20 @@ function render(s) {
 
   // camera
   const cam = s.camera;
+  // no camera is a way to play, not a fault: said as a notice, with what the game does instead
   $("camera-banner").hidden = cam.ok;
-  $("camera-banner").textContent = cam.ok ? "" : `Camera: ${cam.error || "no picture"}`;
+  $("camera-banner").textContent = cam.ok ? "" : `No camera sees the table (${cam.error || "no picture"}). ` +
+    "The game goes on without it: End turn asks what each turn did, and the racks are typed at the count.";
   $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
-  $("camera-status").className = "pill " + (cam.ok ? (cam.stable ? "ok" : "warn") : "bad");
+  $("camera-status").className = "pill " + (cam.ok && cam.stable ? "ok" : "warn");
   if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
   $("camera").hidden = !cam.has_picture;
   $("no-picture").hidden = cam.has_picture;
   $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
 
   // sets
-  $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: "No tiles on the table yet." })]));
+  const empty = cam.ok ? "No tiles on the table yet." : "No camera sees the table: its tiles are not shown here.";
+  $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: empty })]));
   const count = (st) => s.sets.filter((x) => setStatus(x) === st).length;
   const bad = count("invalid"), unsure = count("unsure"), onTable = s.sets.length - count("rack");
   $("table-status").textContent = !onTable ? "" :
@@ -796,18 +799,24 @@ function renderFinished(s) {
 function renderPlayers(s) {
   const g = s.game || {};
   const totals = (s.scores && s.scores.totals) || {};
+  // a finished game has no hand in play (the one the game state dealt is never played): names and totals only
+  const over = g.status === "finished";
+  const wentOut = g.tally ? g.tally.winner : null;  // by the count the winner still holds what no camera saw laid
+  $("players-table").classList.toggle("over", over);
   $("players").replaceChildren(...(g.players || []).map((p) =>
-    el("tr", { class: p.current && g.status !== "finished" ? "current" : "" },
-      el("td", { text: (p.current && g.status !== "finished" ? "▶ " : "") + p.name }),
+    el("tr", { class: p.current && !over ? "current" : "" },
+      el("td", { text: (p.current && !over ? "▶ " : "") + p.name }),
       el("td", { text: p.has_melded ? "yes" : "no" }),
-      el("td", { text: String(p.rack_count) + (p.penalties ? ` (${p.penalties} penalty)` : "") + (p.discard ? ` · discarded ${p.discard}` : "") }),
-      el("td", { text: totals[p.name] != null ? String(totals[p.name]) : "" }))));
-  $("pool-info").textContent = g.players && g.players.length
+      el("td", { text: p.name === wentOut ? "went out" : String(p.rack_count) +
+        (p.penalties ? ` (${p.penalties} penalty)` : "") + (p.discard ? ` · discarded ${p.discard}` : "") }),
+      el("td", { text: totals[p.name] != null ? signed(totals[p.name]) : "" }))));  // as the standings write it
+  $("pool-info").textContent = g.players && g.players.length && !over
     ? `Pool: ${g.pool} tiles · play goes ${g.direction === "clockwise" ? "to the left" : "to the right"}` : "";
 }
 
 function renderHint(s) {
   const on = !!(s.game && s.game.hint);
+  $("hint-card").hidden = (s.game || {}).status === "finished";  // no turn left to hint at
   $("hint-toggle").checked = on;
   $("hint-body").hidden = !on;
   $("hint-off").hidden = on;
@@ -819,7 +828,7 @@ function renderHint(s) {
   if (h.needs_rack) { out.replaceChildren(el("p", { class: "muted", text: "Type the rack to get a hint." })); return; }
   if (h.error) { out.replaceChildren(el("p", { class: "why", text: h.error })); return; }
   if (!h.count) { out.replaceChildren(el("p", { text: "No tile can be played: draw." })); return; }
-  out.replaceChildren(el("p", {}, `Play ${h.count} tile(s) worth ${h.value}: `, ...h.placed.map((c) => tileEl(c))),
+  out.replaceChildren(el("p", {}, `Play ${h.count} tile${h.count === 1 ? "" : "s"} worth ${h.value}: `, ...h.placed.map((c) => tileEl(c))),
     el("div", { class: "sets compact" }, ...h.sets.map((x) => {
       const box = setEl(x.tiles);
       if (x.new) { box.classList.add("new"); box.append(el("div", { class: "meta", text: "new set" })); }
