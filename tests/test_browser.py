@@ -92,7 +92,7 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     page.locator("#hint-body").wait_for()
     page.fill("#hint-rack", "O11 O12 O13 K2")
     page.click("text=Use this rack")
-    page.locator("#hint-result >> text=Play 3 tile(s)").wait_for()
+    page.locator("#hint-result >> text=Play 3 tiles").wait_for()
 
     # the table changes under the camera: the page follows without reloading
     live.set_table("R1 R2 R3 | K7 B7 O7 J | O11 O12 O13")
@@ -270,6 +270,7 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             page.locator("#dealing").wait_for()  # the next hand waits for its deal
             assert page.evaluate("window.scrollY") == 0
             assert "hand 1 scored: Ann +45, Ben -45" in page.locator("#last-turn-text").inner_text()
+            page.once("dialog", lambda d: d.accept())  # it asks first: the hand's scores come off the sheet
             page.click("#undo-hand")  # scored by mistake: the tally opens again, racks kept
             page.locator("#tally").wait_for()
             assert page.input_value("textarea[data-player=Ben]") == "K2 K5 O8 J"
@@ -693,7 +694,7 @@ def test_a_camera_back_mid_game_and_a_forgotten_trump_on_a_phone(browser, server
     assert page.locator("#trump-label").inner_text() == "Trump tile not entered:"
     page.fill("#trump-code", "R14")
     page.click("#set-trump")
-    page.wait_for_function("document.getElementById('verdict-who').textContent.includes(\"'R14' is not a tile\")")
+    page.wait_for_function("document.getElementById('refusal-text').textContent.includes(\"'R14' is not a tile\")")
     page.fill("#trump-code", "b4")
     page.wait_for_timeout(500)  # not a double tap
     page.click("#set-trump")
@@ -927,9 +928,13 @@ def test_a_game_of_agreed_rounds_finishes_itself_on_a_phone(browser, server, tmp
     assert page.locator("#turn-info").inner_text() == "Sabra · finished after 2 hands · 1 round agreed"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save(page, tmp_path, "phone-rounds-finished.png")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.click("#finished-undo")
     page.locator("#tally").wait_for()
     assert page.locator("#finished").is_hidden() and call(port, "/api/state")["game"]["status"] == "tally"
+    assert asked == ["Take back hand 2? Its scores come off the sheet and its count opens again with the racks "
+                     "as confirmed: the game is no longer over."]
 
 
 # Settings and New game during a game (a club evening on phones): a rulebook keeps the table's clock and
@@ -1003,3 +1008,200 @@ def test_new_game_asks_before_it_replaces_the_game_in_play_on_a_phone(browser, s
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert [p["name"] for p in call(port, "/api/state")["game"]["players"]] == ["Ann", "Ben"]
+
+
+# a club evening on three phones with no camera: refusals that stay readable, a rack typed while the server was
+# down, presses that throw work away asking first, a count and a game over that say what a table no camera
+# sees can know
+
+
+def phone(browser, url: str):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
+    page.goto(url + "/")
+    return page
+
+
+def test_a_refused_press_stays_readable_through_the_refresh_it_brings(browser, no_camera_server, tmp_path):
+    """Ann's phone passes; Ben's phone presses Pass a moment later, meant for Ann's turn: the server refuses it
+    (409) and the state it then fetches redraws the page, but the refusal stays, with its "Press again"."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    ann, ben = phone(browser, url), phone(browser, url)
+    current_is(ben, "Ann")
+    ann.click("#pass")
+    current_is(ben, "Ben")
+    ben.click("#pass")
+    shown = "document.body.innerText.includes(\"Press again to end Ben's turn.\")"
+    ben.wait_for_function(shown)
+    ben.wait_for_timeout(2500)  # long after the refresh the refusal brought
+    assert ben.evaluate(shown) and ben.locator("#refusal").is_visible()
+    assert ben.locator("#refusal-text").inner_text().startswith("Ben's turn began a moment ago: was that press for")
+    assert ben.evaluate("document.documentElement.scrollWidth") <= 390
+    save(ben, tmp_path, "phone-refusal.png")
+    assert [t["player"] for t in call(port, "/api/turns")] == ["Ann"]
+    ben.click("#refusal-close")  # read: dismissed
+    ben.locator("#refusal").wait_for(state="hidden")
+    clock.advance(PRESS_GUARD_S)
+    ben.click("#end-turn")  # no camera: End turn asks what the turn did
+    ben.locator("#unseen").wait_for()
+    ben.click("#unseen-drew")
+    current_is(ben, "Cid")
+    assert ben.locator("#refusal").is_hidden()
+
+
+def test_a_rack_left_while_the_server_is_down_is_marked_and_sent_again(browser, no_camera_server, tmp_path):
+    """Cid changes his rack and leaves the box while the companion is not answering: his phone marks the
+    box not saved, and sends it again once the server answers, so every phone and the score agree."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    call(port, "/api/tally/rack", {"player": "Cid", "rack": "B7 B8 K1"})
+    ben, cid = count_on_two_phones(browser, url, "#tally")
+    box = "textarea[data-player=Cid]"
+    cid.wait_for_function(f"document.querySelector('{box}').value === 'B7 B8 K1'")
+    cid.route("**/api/**", lambda route: route.abort())  # the server stops answering
+    cid.fill(box, "B7 B8 K1 R9")
+    cid.locator(box).blur()
+    cid.locator("#offline-banner").wait_for()
+    mark = cid.locator("[data-unsaved=Cid]")
+    mark.wait_for()
+    assert mark.inner_text() == "not saved: the companion is not answering; sent again when it answers"
+    assert cid.evaluate("document.documentElement.scrollWidth") <= 390
+    save(cid, tmp_path, "phone-rack-not-saved.png")
+    assert call(port, "/api/state")["game"]["tally"]["racks"]["Cid"] == "B7 B8 K1"
+    cid.unroute("**/api/**")  # back: the box is sent again by itself
+    ben.wait_for_function(f"document.querySelector('{box}').value === 'B7 B8 K1 R9'", timeout=10_000)
+    mark.wait_for(state="hidden")
+    assert call(port, "/api/state")["game"]["tally"]["racks"]["Cid"] == "B7 B8 K1 R9"
+    assert cid.locator("#offline-banner").is_hidden() and cid.input_value(box) == "B7 B8 K1 R9"
+    ben.fill("textarea[data-player=Ben]", "K5")
+    ben.click("text=Confirm and score")  # Ben's phone scores Cid's rack as Cid typed it
+    ben.locator("#dealing").wait_for()
+    assert "Cid -25" in ben.locator("#last-turn-text").inner_text()
+
+
+def test_taking_a_hand_back_and_leaving_the_count_ask_first(browser, no_camera_server, tmp_path):
+    """Take back this hand, one tap above End turn, and Back to the game, which throws away the racks other
+    phones entered, ask first, saying what goes; answered no, nothing changes."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben", "Cid"]})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    call(port, "/api/tally/confirm", {"racks": {"Ben": "R5 K7", "Cid": "K2"}})
+    page = phone(browser, url)
+    page.locator("#dealing").wait_for()
+    asked = []
+
+    def answer(yes: bool) -> None:
+        page.once("dialog", lambda d: (asked.append(d.message), d.accept() if yes else d.dismiss()))
+
+    answer(False)
+    page.click("#undo-hand")
+    page.wait_for_timeout(500)
+    assert asked == ["Take back hand 1? Its scores come off the sheet and its count opens again with the racks "
+                     "as confirmed: hand 2, dealt, is not played."]
+    assert call(port, "/api/state")["game"]["status"] == "dealing"
+    call(port, "/api/hand/start", {})
+    page.locator("#end-turn").wait_for()  # hand 2's first turn: Take back this hand sits above End turn
+    answer(False)
+    page.click("#undo-hand")
+    page.wait_for_timeout(500)
+    assert asked[-1].endswith(": Ben's turn in progress, the first of hand 2, is thrown away.")
+    assert call(port, "/api/state")["game"]["status"] == "playing"
+    clock.advance(PRESS_GUARD_S)
+    answer(True)
+    page.wait_for_timeout(500)  # not a double tap
+    page.click("#undo-hand")
+    page.locator("#tally").wait_for()  # hand 1's count again, the racks as confirmed
+    answer(False)
+    page.click("text=Back to the game")
+    page.wait_for_timeout(500)
+    assert asked[-1] == ("Back to the game? This count is thrown away with the racks entered for Ben and Cid: "
+                         "when the hand ends again, they are entered again.")
+    assert call(port, "/api/state")["game"]["status"] == "tally"
+    answer(True)
+    page.wait_for_timeout(500)
+    page.click("text=Back to the game")
+    page.locator("#end-turn").wait_for()
+    assert call(port, "/api/state")["game"]["status"] == "playing"
+    clock.advance(PRESS_GUARD_S)
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
+    page.locator("#tally").wait_for()
+    page.wait_for_timeout(500)  # not a double tap
+    page.click("text=Back to the game")  # nothing entered: nothing to lose, nothing asked
+    page.locator("#end-turn").wait_for()
+    assert len(asked) == 5
+
+
+def test_with_no_camera_rummikub_and_the_count_speak_of_typing(browser, no_camera_server, tmp_path):
+    """No camera ever sees the last tiles laid, so a right Rummikub! always meets the count: the question
+    says why instead of reading as an error; the count asks for racks typed and offers no Read."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.click("#rummikub")
+    page.locator("#tally").wait_for()
+    assert asked == ["No camera sees the table, so the count knows only the tiles said to be placed, not those "
+                     "laid to go out: by it, Ann still holds 14 tiles. Call Rummikub! if Ann's rack is empty."]
+    assert page.locator("#tally-how-typed").inner_text().startswith(
+        "No camera sees the table: type the tiles left on each rack")
+    assert page.locator("#tally-how-camera").is_hidden()
+    assert page.locator("#tally [data-action=read-rack]").count() == 1
+    assert page.locator("#tally [data-action=read-rack]").is_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-count-no-camera.png")
+
+
+def cells(page, column: int) -> list:
+    """The texts of a column of the Players table (1: the name)."""
+    return page.locator(f"#players tr td:nth-child({column})").all_inner_texts()
+
+
+def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, no_camera_server, tmp_path):
+    """What the page says agrees with a table no camera sees: the camera's absence is a notice, not an error;
+    tiles placed are not called "no tiles"; the player who went out holds none; totals are signed as in the
+    standings; a finished game shows no hand in play and no hint; the hint's words fit a phone."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "options": {"rounds": 1}})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    banner = page.locator("#camera-banner")
+    assert banner.is_visible() and "problem" not in banner.get_attribute("class")
+    assert banner.inner_text() == ("No camera sees the table (cannot open source '0': no such camera). The game goes "
+                                   "on without it: End turn asks what each turn did, and the racks are typed at the count.")
+    page.click("#end-turn")
+    page.locator("#unseen").wait_for()
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen-played")
+    current_is(page, "Ben")
+    assert page.locator("#sets").inner_text() == "No camera sees the table: its tiles are not shown here."
+    page.check("#hint-toggle")
+    page.locator("#hint-body").wait_for()
+    label, who = page.locator("#hint-body label").bounding_box(), page.locator("#hint-player").bounding_box()
+    assert abs(who["y"] - label["y"]) < 6, (label, who)  # "Rack of Ben (kept hidden)" on one line at 390 px
+    save(page, tmp_path, "phone-no-camera-placed.png")
+    clock.advance(PRESS_GUARD_S)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#rummikub")
+    page.locator("#tally").wait_for()
+    assert cells(page, 3) == ["12", "went out"]  # not the 14 Ben holds by the count
+    page.fill("textarea[data-player=Ann]", "R5 K7")
+    page.click("text=Confirm and score")
+    page.locator("#dealing").wait_for()
+    page.wait_for_function("document.querySelector('#players tr td:nth-child(4)').textContent === '-12'")
+    assert cells(page, 4) == ["-12", "+12"]
+    call(port, "/api/hand/start", {})
+    call(port, "/api/rummikub", {"count_checked": True, "winner": "Ben"})
+    call(port, "/api/tally/confirm", {"racks": {"Ann": "K1"}})
+    page.locator("#finished").wait_for()
+    assert page.locator("#standings-rows").inner_text().count("+13") == 1
+    page.wait_for_function("document.querySelector('#players tr td:nth-child(4)').textContent === '-13'")
+    assert cells(page, 4) == ["-13", "+13"]
+    for column in (2, 3):  # melded and tiles: of a hand nobody plays
+        assert page.locator(f"#players-table th:nth-child({column}), #players td:nth-child({column})").count() == 3
+        assert all(not c.is_visible() for c in page.locator(f"#players-table :is(th, td):nth-child({column})").all())
+    assert page.locator("#pool-info").inner_text() == "" and page.locator("#hint-card").is_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-no-camera-game-over.png")

@@ -15,6 +15,9 @@ const meldedSaving = {};  // player: a "has melded" toggle on its way (a state s
 // yet (null: none), and the win or joker choice on its way
 let handDraft = null;
 const winSaving = { win: 0, joker: 0 };
+// a rack or closed hand left while the server was down: sent again as soon as it answers (what it saves:
+// how to send it), so the phones agree and the score does not depend on which one presses Confirm
+const unsent = new Map();
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
 let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
 
@@ -71,8 +74,13 @@ function countWrong(data) {
   const held = data.still_holds;
   if (!held) return null;
   const tiles = held.tiles === 1 ? "1 tile" : `${held.tiles} tiles`;
-  return confirm(`By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`)
-    ? { count_checked: true } : null;
+  // with no camera the count cannot see the tiles laid to go out: every right finish lands here, so it is
+  // not worded as an error
+  const words = noCamera(state)
+    ? `No camera sees the table, so the count knows only the tiles said to be placed, not those laid to go ` +
+      `out: by it, ${held.player} still holds ${tiles}. Call Rummikub! if ${held.player}'s rack is empty.`
+    : `By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`;
+  return confirm(words) ? { count_checked: true } : null;
 }
 
 // `retry(data)`, for a refusal the players may overrule: the fields to send again with, or null
@@ -103,19 +111,47 @@ async function post(url, payload = {}, retry = null) {
 function offline(down) {
   $("offline-banner").hidden = !down;
   document.body.classList.toggle("offline", down);
+  if (!down && unsent.size) sendUnsent();
 }
 
-// a refused action: said where the players look (the tally has its own line)
+function sendUnsent() {
+  const again = [...unsent.values()];
+  unsent.clear();  // a save that finds the server down again puts itself back
+  again.forEach((send) => send());
+}
+
+// a refused action: said where the players look (the tally and the deal have their own line).  A refusal
+// often comes with a new state (a 409 for a turn another phone ended), so it is kept out of what a state
+// redraws: it stays REFUSAL_MS, until dismissed, or until the next press.
+const REFUSAL_MS = 10000;
+let refusalTimer = null;
+const ownShownAt = {};  // the tally's or the deal's line: when it was last given a message
+
 function flash(message) {
   const g = (state && state.game) || {};
   const own = { tally: "tally-error", dealing: "dealing-error" }[g.status];
-  if (own) { $(own).textContent = message; $(own).hidden = false; return; }
-  const v = $("verdict");
-  v.hidden = false;
-  v.className = "card verdict illegal";
-  $("verdict-word").textContent = "";
-  $("verdict-who").textContent = message;
-  $("verdict-groups").replaceChildren();
+  if (own) { $(own).textContent = message; $(own).hidden = false; ownShownAt[own] = performance.now(); return; }
+  refuse(message);
+}
+
+function refuse(message) {
+  $("refusal-text").textContent = message;
+  $("refusal").hidden = false;
+  clearTimeout(refusalTimer);
+  refusalTimer = setTimeout(clearRefusal, REFUSAL_MS);
+}
+
+function clearRefusal() {
+  clearTimeout(refusalTimer);
+  $("refusal").hidden = true;
+}
+
+// the tally's or the deal's line goes with its card; a message given there lately moves to the refusal line
+// (a Confirm refused because another phone confirmed first: the count closes as the answer comes)
+function closeOwn(id) {
+  const line = $(id);
+  if (!line.hidden && performance.now() - (ownShownAt[id] || -Infinity) < REFUSAL_MS) refuse(line.textContent);
+  line.hidden = true;
 }
 
 // ---------- clock and sound ----------
@@ -214,17 +250,20 @@ function render(s) {
 
   // camera
   const cam = s.camera;
+  // no camera is a way to play, not a fault: said as a notice, with what the game does instead
   $("camera-banner").hidden = cam.ok;
-  $("camera-banner").textContent = cam.ok ? "" : `Camera: ${cam.error || "no picture"}`;
+  $("camera-banner").textContent = cam.ok ? "" : `No camera sees the table (${cam.error || "no picture"}). ` +
+    "The game goes on without it: End turn asks what each turn did, and the racks are typed at the count.";
   $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
-  $("camera-status").className = "pill " + (cam.ok ? (cam.stable ? "ok" : "warn") : "bad");
+  $("camera-status").className = "pill " + (cam.ok && cam.stable ? "ok" : "warn");
   if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
   $("camera").hidden = !cam.has_picture;
   $("no-picture").hidden = cam.has_picture;
   $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
 
   // sets
-  $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: "No tiles on the table yet." })]));
+  const empty = cam.ok ? "No tiles on the table yet." : "No camera sees the table: its tiles are not shown here.";
+  $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: empty })]));
   const count = (st) => s.sets.filter((x) => setStatus(x) === st).length;
   const bad = count("invalid"), unsure = count("unsure"), onTable = s.sets.length - count("rack");
   $("table-status").textContent = !onTable ? "" :
@@ -273,7 +312,7 @@ function renderButtons(g) {
     $("set-trump").textContent = g.trump ? "Correct trump" : "Set trump";
   }
   $("set-trump").disabled = busy || !trumpOpen;
-  if (!dealing) $("dealing-error").hidden = true;
+  if (!dealing) closeOwn("dealing-error");
   if (dealing) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
     $("dealing-who").textContent = g.current || "";
@@ -437,7 +476,12 @@ function renderTally(g) {
   $("tally").hidden = !t;
   // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
   $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
-  if (!t) { tallyDraft = {}; handDraft = null; tallyKey = null; $("tally-error").hidden = true; return; }
+  if (!t) { dropDrafts(); tallyKey = null; closeOwn("tally-error"); return; }
+  // with no camera, Read could only answer "no tiles in view" (late, over the line of a box being typed in)
+  const camera = !!(state.camera && state.camera.ok);
+  $("tally-how-camera").hidden = !camera;
+  $("tally-how-typed").hidden = camera;
+  document.querySelectorAll("#tally-rows [data-action=read-rack]").forEach((b) => { b.hidden = !camera; });
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
   $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
@@ -457,7 +501,7 @@ function renderTally(g) {
     winnerLine(g);
     return;
   }
-  if (tallyKey !== null) { tallyDraft = {}; handDraft = null; }  // another tally: what was typed was for the last one
+  if (tallyKey !== null) dropDrafts();  // another tally: what was typed was for the last one
   tallyKey = key;
   syncWin(t);
   closedPreview();
@@ -477,7 +521,9 @@ function renderTally(g) {
       if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); input.blur(); }
     });
     const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
-    const meta = el("div", { class: "tally-meta" }, total);
+    read.hidden = !camera;
+    const meta = el("div", { class: "tally-meta" }, total,
+      el("span", { class: "unsaved", "data-unsaved": p.name, role: "status", hidden: "" }));
     if (toggles) {  // Israeli and International: a player who never melded is scored apart; the camera may have missed a meld
       const box = el("input", { type: "checkbox", "data-melded": p.name, "aria-label": `${p.name} has melded` });
       box.checked = meldedOf(g, p.name);
@@ -525,20 +571,46 @@ function tallyTurn() {
 // (not a tile, more than the box holds), it stays here as typed and the tally's line says why
 async function saveRack(input) {
   const name = input.dataset.player;
+  const key = `rack:${name}`;
   if (!(name in tallyDraft)) return;
   const text = tallyDraft[name];
   const t = (state.game || {}).tally;
-  if (t && text.trim() === (t.racks[name] ?? "")) { delete tallyDraft[name]; return; }
+  if (t && text.trim() === (t.racks[name] ?? "")) { delete tallyDraft[name]; unsaved(key, null); return; }
   $("tally-error").hidden = true;
   const job = post("/api/tally/rack", { player: name, rack: text, ...tallyTurn() });
   tallySaves.add(job);
   try {
     const r = await job;
-    if (r && tallyDraft[name] === text) {
-      delete tallyDraft[name];
-      if (document.activeElement !== input) { input.value = r.rack ?? ""; points(input); }
-    }
+    if (tallyDraft[name] !== text) return;  // typed on meanwhile: leaving the box saves that
+    if (!r) { unsaved(key, () => saveRack(input)); return; }
+    delete tallyDraft[name];
+    unsaved(key, null);
+    if (document.activeElement !== input) { input.value = r.rack ?? ""; points(input); }
   } finally { tallySaves.delete(job); }
+}
+
+// what is typed here and not saved says so on its line: refused (the tally's line says why), or the
+// server down, when it is sent again once the server answers.  `again` null: saved (or no longer typed)
+const UNSAVED = {
+  down: "not saved: the companion is not answering; sent again when it answers",
+  refused: "not saved: refused as typed",
+};
+
+function unsaved(key, again) {
+  const mark = key === "hand" ? $("closed-hand-unsaved")
+    : document.querySelector(`#tally-rows [data-unsaved="${CSS.escape(key.slice(5))}"]`);
+  const down = !!again && document.body.classList.contains("offline");
+  if (down) unsent.set(key, again); else unsent.delete(key);
+  if (!mark) return;
+  mark.hidden = !again;
+  mark.textContent = again ? UNSAVED[down ? "down" : "refused"] : "";
+}
+
+function dropDrafts() {
+  tallyDraft = {};
+  handDraft = null;
+  unsent.clear();
+  unsaved("hand", null);
 }
 
 async function saveMelded(box, input) {
@@ -603,17 +675,18 @@ async function saveHand() {
     return;
   }
   const text = handDraft;
-  if (t && text.trim() === (t.hand ?? "")) { handDraft = null; return; }
+  if (t && text.trim() === (t.hand ?? "")) { handDraft = null; unsaved("hand", null); return; }
   $("tally-error").hidden = true;
   const job = post("/api/tally/rack", { hand: text, ...tallyTurn() });
   tallySaves.add(job);
   try {
     const r = await job;
-    if (r && handDraft === text) {
-      handDraft = null;
-      const box = $("closed-hand");
-      if (document.activeElement !== box && box.value !== (r.hand ?? "")) { box.value = r.hand ?? ""; winChanged(); }
-    }
+    if (handDraft !== text) return;  // typed on meanwhile: leaving the box saves that
+    if (!r) { unsaved("hand", saveHand); return; }
+    handDraft = null;
+    unsaved("hand", null);
+    const box = $("closed-hand");
+    if (document.activeElement !== box && box.value !== (r.hand ?? "")) { box.value = r.hand ?? ""; winChanged(); }
   } finally { tallySaves.delete(job); }
 }
 
@@ -726,18 +799,24 @@ function renderFinished(s) {
 function renderPlayers(s) {
   const g = s.game || {};
   const totals = (s.scores && s.scores.totals) || {};
+  // a finished game has no hand in play (the one the game state dealt is never played): names and totals only
+  const over = g.status === "finished";
+  const wentOut = g.tally ? g.tally.winner : null;  // by the count the winner still holds what no camera saw laid
+  $("players-table").classList.toggle("over", over);
   $("players").replaceChildren(...(g.players || []).map((p) =>
-    el("tr", { class: p.current && g.status !== "finished" ? "current" : "" },
-      el("td", { text: (p.current && g.status !== "finished" ? "▶ " : "") + p.name }),
+    el("tr", { class: p.current && !over ? "current" : "" },
+      el("td", { text: (p.current && !over ? "▶ " : "") + p.name }),
       el("td", { text: p.has_melded ? "yes" : "no" }),
-      el("td", { text: String(p.rack_count) + (p.penalties ? ` (${p.penalties} penalty)` : "") + (p.discard ? ` · discarded ${p.discard}` : "") }),
-      el("td", { text: totals[p.name] != null ? String(totals[p.name]) : "" }))));
-  $("pool-info").textContent = g.players && g.players.length
+      el("td", { text: p.name === wentOut ? "went out" : String(p.rack_count) +
+        (p.penalties ? ` (${p.penalties} penalty)` : "") + (p.discard ? ` · discarded ${p.discard}` : "") }),
+      el("td", { text: totals[p.name] != null ? signed(totals[p.name]) : "" }))));  // as the standings write it
+  $("pool-info").textContent = g.players && g.players.length && !over
     ? `Pool: ${g.pool} tiles · play goes ${g.direction === "clockwise" ? "to the left" : "to the right"}` : "";
 }
 
 function renderHint(s) {
   const on = !!(s.game && s.game.hint);
+  $("hint-card").hidden = (s.game || {}).status === "finished";  // no turn left to hint at
   $("hint-toggle").checked = on;
   $("hint-body").hidden = !on;
   $("hint-off").hidden = on;
@@ -749,7 +828,7 @@ function renderHint(s) {
   if (h.needs_rack) { out.replaceChildren(el("p", { class: "muted", text: "Type the rack to get a hint." })); return; }
   if (h.error) { out.replaceChildren(el("p", { class: "why", text: h.error })); return; }
   if (!h.count) { out.replaceChildren(el("p", { text: "No tile can be played: draw." })); return; }
-  out.replaceChildren(el("p", {}, `Play ${h.count} tile(s) worth ${h.value}: `, ...h.placed.map((c) => tileEl(c))),
+  out.replaceChildren(el("p", {}, `Play ${h.count} tile${h.count === 1 ? "" : "s"} worth ${h.value}: `, ...h.placed.map((c) => tileEl(c))),
     el("div", { class: "sets compact" }, ...h.sets.map((x) => {
       const box = setEl(x.tiles);
       if (x.new) { box.classList.add("new"); box.append(el("div", { class: "meta", text: "new set" })); }
@@ -775,6 +854,7 @@ function setBusy(on) {
 async function act(action, target) {
   unlockAudio();
   if (busy || (action === lastPress.action && performance.now() - lastPress.at < SETTLE_MS)) return null;
+  clearRefusal();  // the players have read it: this press has its own answer
   setBusy(true);
   try {
     return await press(action, target);
@@ -818,6 +898,7 @@ async function press(action, target) {
       const r = await post("/api/tally/read", { player: target.dataset.player, ...turn });
       if (r) {
         delete tallyDraft[target.dataset.player];
+        unsaved(`rack:${target.dataset.player}`, null);
         const input = document.querySelector(`#tally-rows textarea[data-player="${CSS.escape(target.dataset.player)}"]`);
         if (input) { input.value = r.rack; points(input); }  // the camera's reading replaces what was typed
       }
@@ -835,10 +916,13 @@ async function press(action, target) {
       const closed = g.game === "international" && g.tally && g.tally.winner && $("win").value === "closed";
       if (closed && handDraft && handDraft.trim()) payload.extra = { hand: handDraft };
       const r = await post("/api/tally/confirm", payload);
-      if (r) { tallyDraft = {}; handDraft = null; window.scrollTo({ top: 0 }); }
+      if (r) { dropDrafts(); window.scrollTo({ top: 0 }); }
       return r;
     }
-    case "cancel-tally": return post("/api/tally/cancel");
+    case "cancel-tally": {  // the count is dropped with it: ask first when something was entered
+      const lost = cancelWords(g);
+      return lost && !confirm(lost) ? null : post("/api/tally/cancel");
+    }
     case "start-hand": {
       $("dealing-error").hidden = true;
       const trump = g.has_trump ? $("hand-trump").value.trim() : "";
@@ -846,7 +930,7 @@ async function press(action, target) {
       if (r) $("hand-trump").value = "";
       return r;
     }
-    case "undo-hand": return post("/api/tally/undo");
+    case "undo-hand": return confirm(undoWords(state)) ? post("/api/tally/undo") : null;
     case "set-trump": {
       const r = await post("/api/hand/trump", { trump: $("trump-code").value.trim() });
       if (r) $("trump-code").value = "";
@@ -859,6 +943,40 @@ async function press(action, target) {
       return post("/api/rack", { player: g.current, rack });
     }
   }
+}
+
+// Take back this hand / the last hand: one tap must not undo a scored hand and the play since, so it asks,
+// saying what goes
+function undoWords(s) {
+  const g = s.game || {};
+  const hands = (s.scores && s.scores.hands) || [];
+  const n = hands.length ? hands[hands.length - 1].number : g.hand - 1;
+  const head = `Take back hand ${n}? Its scores come off the sheet and its count opens again with the racks ` +
+    "as confirmed";
+  if (g.status === "finished") return `${head}: the game is no longer over.`;
+  if (g.status === "playing")
+    return `${head}: ${g.current}'s turn in progress, the first of hand ${g.hand}, is thrown away.`;
+  return `${head}: hand ${g.hand}, dealt, is not played.`;
+}
+
+// Back to the game throws the count away (rules.game_tally.cancel_tally keeps nothing of it): what was
+// entered in it, in words, or null when nothing was
+function cancelWords(g) {
+  const t = g.tally;
+  if (!t) return null;
+  const racks = g.players.map((p) => p.name).filter((name) => name !== t.winner &&
+    ((t.racks[name] ?? "") !== "" || (tallyDraft[name] || "").trim()));
+  const lost = [];
+  if (racks.length) lost.push(`the rack${racks.length === 1 ? "" : "s"} entered for ${andList(racks)}`);
+  if (Object.values(t.melded || {}).some((m) => m != null)) lost.push('the "has melded" corrections');
+  if ((t.win && t.win !== "open") || t.hand || (handDraft || "").trim()) lost.push("the win entered");
+  if (!lost.length) return null;
+  return `Back to the game? This count is thrown away with ${andList(lost)}: when the hand ends again, ` +
+    "they are entered again.";
+}
+
+function andList(items) {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 
 function discardPayload() {
@@ -887,6 +1005,8 @@ document.addEventListener("keydown", (e) => {
   e.preventDefault();
   act(g.turn.phase === "draw" ? "draw" : "end", { dataset: { source: "pool" } });
 });
+
+$("refusal-close").addEventListener("click", clearRefusal);
 
 // Enter in the trump box sets it
 $("trump-code").addEventListener("keydown", (e) => {
