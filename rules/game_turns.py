@@ -218,6 +218,9 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
     else:
         if not game.trump_up:
             raise GameError("the trump tile has been taken already")
+        if game.trump is None:  # the draw would put a tile nobody named in the rack and in the hand's record
+            raise GameError("which tile is the trump? It was not entered: type it in Set trump (below the "
+                            "turn buttons), then take it")
         # seed 004: the trump may be taken only to win at once: the turn can end only with "Rummikub!"
         tile = game.trump
         me = game.seats[seat]

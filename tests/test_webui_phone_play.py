@@ -1,0 +1,29 @@
+"""Defects found by playing American, International and Sabra games on phones, through the web API (the
+Flask test client, a fake live table and a fake clock; no test sleeps)."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_webui_fixes import start, state
+from webui_fakes import FakeLive
+
+
+@pytest.fixture
+def live():
+    return FakeLive("")
+
+
+# --- the trump is taken only once it is known which tile it is -----------------------------
+
+def test_took_the_trump_asks_for_the_tile_first(client):
+    start(client, ["Al", "Bo"], rules="american")
+    res = client.post("/api/turn/draw", json={"source": "trump"})
+    assert res.status_code == 400
+    assert res.get_json()["message"] == ("which tile is the trump? It was not entered: type it in Set trump "
+                                         "(below the turn buttons), then take it")
+    g = state(client)["game"]
+    assert g["turn"]["phase"] == "draw" and g["trump_up"] and g["players"][0]["rack_count"] == 14
+    assert client.post("/api/hand/trump", json={"trump": "R7"}).status_code == 200
+    res = client.post("/api/turn/draw", json={"source": "trump"})
+    assert res.status_code == 200 and res.get_json()["drew"] == {"source": "trump", "tile": "R7"}
