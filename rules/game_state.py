@@ -49,6 +49,21 @@ class StillHolds(GameError):
         return {"still_holds": {"player": self.player, "tiles": self.tiles}}
 
 
+class PoolLeft(GameError):
+    """"Pool empty" while, by the companion's count, tiles are still in the pool (the count can be wrong:
+    draws nobody pressed; the players may say so and call it anyway)."""
+
+    def __init__(self, tiles: int) -> None:
+        self.tiles = tiles
+        super().__init__(f"by the count {tiles} tile{'s are' if tiles != 1 else ' is'} still in the pool: "
+                         "if the count is wrong, call Pool empty anyway")
+
+    @property
+    def details(self) -> dict:
+        """What a client needs to ask the players (webui: ``pool_left`` beside the message)."""
+        return {"pool_left": {"tiles": self.tiles}}
+
+
 class Status(str, enum.Enum):
     PLAYING = "playing"
     TALLY = "tally"  # a hand ended: the racks are being counted

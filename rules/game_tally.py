@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from rules.game_state import (
-    Action, DrawSource, Game, GameError, LastTurn, ScoredHand, Status, StillHolds, Step, Table, Tally, TurnRecord,
-    Verdict,
+    Action, DrawSource, Game, GameError, LastTurn, PoolLeft, ScoredHand, Status, StillHolds, Step, Table, Tally,
+    TurnRecord, Verdict,
     table_of, tiles_added,
 )
 from rules.game_length import over
@@ -44,6 +44,9 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     placing (and, in the American and International games, the final discard)
     is refused (:class:`~rules.game_state.StillHolds`) unless ``count_checked``:
     the players say the count is wrong (a meld the camera missed, no camera).
+    So is the pool running out while by the game's count tiles are still in it
+    (:class:`~rules.game_state.PoolLeft`): a press meant for Rummikub! or for
+    another game, asked about as the winner's count is.
     """
     game = require(game)
     if pool_empty:
@@ -65,6 +68,8 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
         held = _held_after(game, winner, verdict, winning)
         if held > 0:
             raise StillHolds(winner, held)
+    if pool_empty and game.pool > 0 and not count_checked:
+        raise PoolLeft(game.pool)
     record = None
     if ends_turn or verdict.changed:
         action = Action.RUMMIKUB if winning else Action.DISCARD if discard is not None else Action.DONE

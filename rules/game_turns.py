@@ -198,7 +198,7 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
     seat = turn.seat
     if source is DrawSource.POOL:
         if game.pool <= 0:
-            raise GameError("the pool is empty: call the end of the hand")
+            raise GameError("the pool is empty: press Pool empty to end the hand")
         game, _ = _take_from_pool(game, seat, 1)
         tile = None
     elif source is DrawSource.DISCARD:

@@ -193,7 +193,7 @@ def test_a_named_winner_or_the_pool_running_out_logs_no_empty_turn():
     g, _, _ = end_turn(g, T("R10 R11 R12"), 10.0)
     tally, rec, verdict = call_rummikub(g, T("R10 R11 R12"), 11.0, winner="Ann", count_checked=True)
     assert rec is None and verdict.legal and tally.tally.winner == "Ann"
-    tally, rec, _ = call_rummikub(g, T("R10 R11 R12"), 11.0, pool_empty=True)
+    tally, rec, _ = call_rummikub(g, T("R10 R11 R12"), 11.0, pool_empty=True, count_checked=True)
     assert rec is None and tally.tally.winner is None
 
 
@@ -284,7 +284,7 @@ def test_a_winner_in_the_american_family_draws_first():
     g = start_game(["Ann", "Ben"], find_variant("american"), 0.0)
     with pytest.raises(GameError, match="draw first"):
         call_rummikub(g, (), 1.0, count_checked=True)
-    t, rec, _ = call_rummikub(g, (), 1.0, pool_empty=True)  # the pool ran out before Ann's draw
+    t, rec, _ = call_rummikub(g, (), 1.0, pool_empty=True, count_checked=True)  # the pool ran out before Ann's draw
     assert rec is None and t.status is Status.TALLY
 
 

@@ -27,3 +27,17 @@ def test_took_the_trump_asks_for_the_tile_first(client):
     assert client.post("/api/hand/trump", json={"trump": "R7"}).status_code == 200
     res = client.post("/api/turn/draw", json={"source": "trump"})
     assert res.status_code == 200 and res.get_json()["drew"] == {"source": "trump", "tile": "R7"}
+
+
+# --- Pool empty: at the draw, and asked about while the pool holds tiles by the count --------
+
+def test_pool_empty_with_tiles_in_the_pool_asks_and_goes_ahead_when_confirmed(client):
+    g = start(client, ["Al", "Bo"], rules="american", trump="R7")["game"]
+    assert g["turn"]["phase"] == "draw"
+    res = client.post("/api/rummikub", json={"pool_empty": True})
+    assert res.status_code == 400 and res.get_json()["pool_left"] == {"tiles": g["pool"]}
+    assert res.get_json()["message"] == (f"by the count {g['pool']} tiles are still in the pool: if the count "
+                                         "is wrong, call Pool empty anyway")
+    assert state(client)["game"]["status"] == "playing"
+    res = client.post("/api/rummikub", json={"pool_empty": True, "count_checked": True})
+    assert res.status_code == 200 and res.get_json()["tally"]["pool_empty"]

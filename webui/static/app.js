@@ -66,12 +66,15 @@ function setEl(set) {
 }
 
 // "Rummikub!" from a player who by the companion's count still holds tiles is refused with
-// `still_holds`; the count can be wrong (a missed meld, no camera), so the players may insist.
+// `still_holds`, "Pool empty" with tiles in the pool by its count with `pool_left`; the count can be
+// wrong (a missed meld, no camera, a draw nobody pressed), so the players may insist.
 function countWrong(data) {
-  const held = data.still_holds;
-  if (!held) return null;
-  const tiles = held.tiles === 1 ? "1 tile" : `${held.tiles} tiles`;
-  return confirm(`By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`)
+  const held = data.still_holds, left = data.pool_left;
+  if (!held && !left) return null;
+  const n = (held || left).tiles;
+  const tiles = n === 1 ? "1 tile" : `${n} tiles`;
+  return confirm(held ? `By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`
+                      : `By the count, ${tiles} ${n === 1 ? "is" : "are"} still in the pool. Call Pool empty anyway?`)
     ? { count_checked: true } : null;
 }
 
@@ -258,8 +261,9 @@ function renderButtons(g) {
   $("drawn-controls").hidden = !drew;
   $("drawn-text").textContent = drew ? drawnWords(drew) : "";
   $("undo-draw").disabled = busy || !drew || restoring;
+  // at the draw an empty pool ends the hand (the server asks when its count says tiles are left)
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
-    $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub");
+    $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub" && id !== "pool-empty");
   document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
   document.querySelectorAll("#unseen button").forEach((b) => { b.disabled = busy; });
   $("dealing").hidden = !dealing;
@@ -812,7 +816,7 @@ async function press(action, target) {
     case "undo-draw": return post("/api/turn/draw/undo", { ...turn });
     // American and International: the winner's final discard, typed in the discard box
     case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong);
-    case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn });
+    case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn }, countWrong);
     case "read-rack": {
       $("tally-error").hidden = true;
       const r = await post("/api/tally/read", { player: target.dataset.player, ...turn });
