@@ -91,6 +91,7 @@ def to_dict(game: Game) -> dict[str, Any]:
         "trump_up": game.trump_up,
         "pool": game.pool,
         "dead": game.dead,
+        "discards": _tiles(game.discards),
         "turn": {"number": t.number, "seat": t.seat, "step": t.step.value, "table_before": _table(t.table_before),
                  "clock": {"limit": t.clock.limit, "since": t.clock.since, "spent": t.clock.spent,
                            "paused": t.clock.paused},
@@ -142,6 +143,8 @@ def from_dict(d: dict[str, Any]) -> Game:
                              rack=_tiles_back(s["rack"])) for s in d["seats"]),
             status=Status(d["status"]), hand=int(d["hand"]), starter=int(d["starter"]),
             trump=_tile_back(d["trump"]), trump_up=bool(d["trump_up"]), pool=int(d["pool"]), dead=int(d["dead"]),
+            # saved before the discards' tiles were kept: none known
+            discards=_tiles_back(d.get("discards")) or (),
             turn=turn,
             last=None if last is None else LastTurn(player=last["player"], action=last["action"],
                                                     verdict=_verdict_back(last["verdict"]),

@@ -258,6 +258,9 @@ class Game:
     hands: tuple[ScoredHand, ...] = ()
     trump_up: bool = False  # American/International: the trump still lies face up
     dead: int = 0  # discards nobody took, in the discard pile
+    # every tile lying in the discard piles this hand (each player's last discard and those under it), in
+    # sorted order, so a discard the box cannot hold is refused; a game saved before they were kept has none
+    discards: tuple[Tile, ...] = ()
     pending: RuleOptions | None = None  # rules chosen mid-hand: they apply from the next hand
     undo: "Game | None" = field(default=None, repr=False)
 

@@ -21,7 +21,7 @@ from rules.game_state import (
     table_of, tiles_added,
 )
 from rules.game_length import over
-from rules.game_turns import check_rack, deal, ending_checks, judge, open_turn, require
+from rules.game_turns import check_discard, check_rack, deal, ending_checks, judge, open_turn, require
 from rules.options import RuleOptions
 from rules.scoring import WINS, HandResult, ScoreSheet, rack_value, score_hand
 from rules.tiles import RuleError, Tile
@@ -70,6 +70,8 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
             raise StillHolds(winner, held)
     if pool_empty and game.pool > 0 and not count_checked:
         raise PoolLeft(game.pool)
+    if ends_turn and discard is not None and game.options.flow.draw_then_discard:
+        check_discard(game, discard, table_of(table))  # the final discard too is a tile of the box
     record = None
     if ends_turn or verdict.changed:
         action = Action.RUMMIKUB if winning else Action.DISCARD if discard is not None else Action.DONE
@@ -403,7 +405,7 @@ def new_hand(game: Game, now: float) -> Game:
         if last else "",
     )
     return replace(game, options=options, pending=None, seats=seats, pool=pool, status=Status.DEALING,
-                   hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0,
+                   hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0, discards=(),
                    turn=open_turn(options, starter, 1, (), now, paused=True), last=summary, restore=None,
                    tally=None)
 

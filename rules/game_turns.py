@@ -18,7 +18,7 @@ from rules.game_deal import NOT_STARTED
 from rules.game_length import with_length
 from rules.game_state import (
     RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
-    Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, tiles_added,
+    Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, table_tiles, tiles_added,
 )
 from rules.options import RuleOptions
 from rules.problems import Problem
@@ -214,7 +214,9 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
         tile = prev.discard
         seats = replace_seat(game.seats, prev_i, replace(prev, discard=None))
         me = seats[seat]
-        game = replace(game, seats=replace_seat(seats, seat, replace(me, rack_count=me.rack_count + 1)))
+        pile = tuple(sorted((Counter(game.discards) - Counter([tile])).elements()))
+        game = replace(game, discards=pile,
+                       seats=replace_seat(seats, seat, replace(me, rack_count=me.rack_count + 1)))
     else:
         if not game.trump_up:
             raise GameError("the trump tile has been taken already")
@@ -257,8 +259,8 @@ def undo_draw(game: Game, table: Table | None = None) -> Game:
         game = replace(game, pool=game.pool + 1)
     elif turn.drew.source is DrawSource.DISCARD:
         prev_i = game.step_from(seat, -1)
-        game = replace(game, seats=replace_seat(game.seats, prev_i,
-                                                replace(game.seats[prev_i], discard=turn.drew.tile)))
+        game = replace(game, discards=tuple(sorted(game.discards + (turn.drew.tile,))), seats=replace_seat(
+            game.seats, prev_i, replace(game.seats[prev_i], discard=turn.drew.tile)))
     else:
         game = replace(game, trump_up=True)
     return replace(game, turn=replace(turn, step=Step.DRAW, drew=None, attempt=None))
@@ -312,20 +314,38 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
         action = Action.PASS if action is Action.PASS else Action.DRAW
         note = "nothing placed: draws a tile" if n else "nothing placed; the pool is empty"
     if game.options.flow.draw_then_discard and discard is not None:
-        game = _discarded(game, seat_i, discard)
+        game = _discarded(game, seat_i, discard, table)
         action = Action.DISCARD
     new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note,
                              discard=discard if action is Action.DISCARD else None)
     return new, record, verdict
 
 
-def _discarded(game: Game, seat_i: int, discard: Tile) -> Game:
+def _discarded(game: Game, seat_i: int, discard: Tile, table: Table) -> Game:
     """American/International: the turn's discard leaves the rack; the older discard stays in the pile."""
     me = game.seats[seat_i]
     if me.rack_count <= 0:
         raise GameError(f"{me.name} has no tile left to discard")
-    return replace(game, dead=game.dead + (me.discard is not None), seats=replace_seat(
-        game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
+    check_discard(game, discard, table)
+    pile = tuple(sorted(game.discards + (discard,)))
+    return replace(game, dead=game.dead + (me.discard is not None), discards=pile,
+                   seats=replace_seat(game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
+
+
+def check_discard(game: Game, discard: Tile, table: Table) -> None:
+    """Refuse a discard the box cannot hold beside the tiles the game knows lie face up this hand: the
+    discard piles, the table (``table``, after the turn's melds) and the face-up trump.  Typed racks are
+    not counted: a rack typed for hints is not updated by draws, so it can hold a tile no longer there."""
+    box = game.options.box
+    seen = {"in the discard piles": Counter(game.discards)[discard],
+            "on the table": Counter(table_tiles(table))[discard],
+            "as the trump": int(game.trump_up and game.trump == discard)}
+    if sum(seen.values()) < box.count(discard):
+        return
+    copies = f"{box.jokers} jokers" if discard.is_joker else f"{box.copies} of each tile"
+    where = ", ".join(f"{n} {w}" for w, n in seen.items() if n)
+    raise GameError(f"{discard} cannot be discarded: the {box.name} box holds {copies}, and "
+                    f"{sum(seen.values())} lie face up already ({where}): type the tile discarded again")
 
 
 UNCHECKED = "not checked: no camera saw the table"
@@ -361,7 +381,7 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     if not game.options.flow.draw_then_discard:
         discard = None  # Sabra has no discards
     else:
-        game = _discarded(game, seat_i, discard)
+        game = _discarded(game, seat_i, discard, game.turn.table_before)
     # accepted, not judged: the action and the note say so wherever the turn is shown
     verdict = Verdict(legal=True, changed=True, placed=tiles)
     what = format_tiles(tiles) if tiles else f"{count} tile{'s' if count != 1 else ''}"

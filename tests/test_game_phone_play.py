@@ -11,9 +11,10 @@ from rules.game_codec import from_dict, to_dict
 from rules.game_deal import set_trump
 from rules.game_state import DrawSource, GameError, PoolLeft, Status, Step
 from rules.game_tally import call_rummikub
-from rules.game_turns import draw, start_game
+from rules.game_turns import draw, end_turn, start_game, undo_draw
 from rules.options import find_variant
 from rules.tiles import Tile
+from test_game_fixes import T
 
 R7, K3 = Tile.parse("R7"), Tile.parse("K3")
 
@@ -57,3 +58,52 @@ def test_pool_empty_at_the_draw_of_an_empty_pool_is_not_asked_about():
     out, rec, _ = call_rummikub(g, (), 1.0, pool_empty=True)
     assert out.status is Status.TALLY and out.tally.pool_empty and rec is None
     assert str(PoolLeft(1)).startswith("by the count 1 tile is still in the pool")
+
+
+# --- a discard the box cannot hold is refused ---------------------------------------------
+
+K13 = Tile.parse("K13")
+
+
+def turn_of(g, discard: Tile, table=(), source=DrawSource.POOL):
+    """One American turn: a draw from ``source``, then ``discard``."""
+    if g.turn.step is Step.DRAW:
+        g = draw(g, source)
+    return end_turn(g, table, g.turn.clock.since + 1, discard=discard)[0]
+
+
+def test_a_third_k13_discard_is_refused_naming_it():
+    g = turn_of(turn_of(al_and_bo(trump=R7), K13), K13)
+    assert g.discards == (K13, K13)
+    g = draw(g, DrawSource.POOL)
+    with pytest.raises(GameError, match="^K13 cannot be discarded: the standard 106-tile box holds 2 of each "
+                                        "tile, and 2 lie face up already \\(2 in the discard piles\\): type the "
+                                        "tile discarded again$"):
+        end_turn(g, (), 5.0, discard=K13)
+    with pytest.raises(GameError, match="K13 cannot be discarded"):
+        call_rummikub(g, (), 5.0, discard=K13, count_checked=True)  # the winner's final discard too
+    assert from_dict(to_dict(g)) == g
+
+
+def test_a_discard_taken_leaves_the_pile_and_may_be_discarded_again():
+    g = turn_of(turn_of(turn_of(al_and_bo(trump=R7), K3), K13), K13, source=DrawSource.DISCARD)
+    assert g.discards == (K3, K13) and g.seats[0].discard == K13  # Al took Bo's K13 and discarded it
+    taken_back = undo_draw(draw(g, DrawSource.DISCARD))
+    assert taken_back == g
+
+
+@pytest.mark.parametrize("table, trump, where", [
+    ("K11 K12 K13 | B13 O13 K13", R7, "2 on the table"),
+    ("K11 K12 K13", K13, "1 on the table, 1 as the trump"),
+])
+def test_the_table_and_the_face_up_trump_count_too(table, trump, where):
+    g = draw(al_and_bo(trump=trump), DrawSource.POOL)
+    with pytest.raises(GameError, match=f"and 2 lie face up already \\({where}\\)"):
+        end_turn(replace(g, turn=replace(g.turn, table_before=T(table))), T(table), 1.0, discard=K13)
+
+
+def test_a_game_saved_before_the_discards_were_kept_still_loads():
+    g = turn_of(al_and_bo(trump=R7), K13)
+    doc = to_dict(g)
+    del doc["discards"]
+    assert from_dict(doc) == replace(g, discards=())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from test_webui_fixes import start, state
+from webui.session import PRESS_GUARD_S
 from webui_fakes import FakeLive
 
 
@@ -41,3 +42,19 @@ def test_pool_empty_with_tiles_in_the_pool_asks_and_goes_ahead_when_confirmed(cl
     assert state(client)["game"]["status"] == "playing"
     res = client.post("/api/rummikub", json={"pool_empty": True, "count_checked": True})
     assert res.status_code == 200 and res.get_json()["tally"]["pool_empty"]
+
+
+# --- a discard the box cannot hold is refused ---------------------------------------------
+
+def test_a_third_k13_discard_is_refused(client, clock):
+    start(client, ["Al", "Bo"], rules="american", trump="R7")
+    for n in range(3):
+        assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
+        res = client.post("/api/turn/end", json={"discard": "K13"})
+        clock.advance(PRESS_GUARD_S)
+        if n < 2:
+            assert res.status_code == 200, res.get_json()
+    assert res.status_code == 400 and res.get_json()["message"].startswith(
+        "K13 cannot be discarded: the standard 106-tile box holds 2 of each tile, and 2 lie face up already")
+    g = state(client)["game"]
+    assert g["current"] == "Al" and g["turn"]["phase"] == "meld" and g["players"][0]["rack_count"] == 15
