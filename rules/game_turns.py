@@ -518,7 +518,9 @@ def same_scoring(a: RuleOptions, b: RuleOptions) -> bool:
 
 def change_rules(game: Game, options: RuleOptions) -> Game:
     """New rules for a game in progress: they apply from the next hand, except its length, which counts
-    at once (it decides only whether another hand is dealt; see :mod:`rules.game_length`).
+    at once (it decides only whether another hand is dealt; see :mod:`rules.game_length`).  A hand dealt
+    but not started (Start hand) is that next hand: nobody has played by the old rules, so it takes the
+    new ones at once, dealt again by them (the box, the International starter's 15th tile, the clock).
 
     The scoring method is the game's for good: the score sheet totals and ranks
     every hand by one method (Israeli final scores over hands scored the Sabra
@@ -531,4 +533,16 @@ def change_rules(game: Game, options: RuleOptions) -> Game:
         raise GameError(f"this game is scored by {game.options.scoring} scoring; a game keeps its scoring "
                         f"method on every hand, so {options.scoring} scoring needs a new game")
     game = with_length(game, options)
+    if game.status is Status.DEALING:
+        return _dealt_by(game, options)
     return replace(game, pending=None if options == game.options else options)
+
+
+def _dealt_by(game: Game, options: RuleOptions) -> Game:
+    """The hand waiting for its start, dealt by ``options``: what it holds then is only the deal (the
+    scored hand it follows, kept for "Take back this hand", and its line stay as they are)."""
+    seats, pool = deal(options, game.names, game.starter)
+    seats = tuple(replace(s, rack=old.rack) for s, old in zip(seats, game.seats))  # typed for hints meanwhile
+    turn = open_turn(options, game.starter, 1, (), game.turn.clock.since, paused=True)
+    return replace(game, options=options, pending=None, seats=seats, pool=pool, trump_up=options.flow.trump,
+                   turn=turn)

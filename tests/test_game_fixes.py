@@ -67,7 +67,8 @@ def test_rules_chosen_while_dealing_outlive_the_hand_taken_back():
     reopened with the rules of before); they now stay chosen, for the next hand, and survive a restart."""
     g = scored_sabra_hand(now=10.0)
     g = change_rules(g, g.options.replace(initial_meld=50, turn_time_limit=90))
-    assert g.status is Status.DEALING and g.pending.initial_meld == 50
+    assert g.status is Status.DEALING and g.pending is None  # the hand dealt has not started: it takes them
+    assert g.options.initial_meld == 50 and g.turn.clock.limit == 90
     back = undo_last_hand(g, 20.0)
     assert back.status is Status.TALLY and back.options.initial_meld == 30  # the hand counted again: as played
     assert (back.pending.initial_meld, back.pending.turn_time_limit) == (50, 90)

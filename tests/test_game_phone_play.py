@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from rules.game_codec import from_dict, to_dict
-from rules.game_deal import set_trump
+from rules.game_deal import set_trump, start_hand
 from rules.game_state import DrawSource, GameError, PoolLeft, Status, Step
-from rules.game_tally import call_rummikub
-from rules.game_turns import draw, end_turn, start_game, undo_draw
+from rules.game_tally import call_rummikub, confirm_tally, undo_last_hand
+from rules.game_turns import change_rules, draw, end_turn, start_game, undo_draw
 from rules.options import find_variant
 from rules.tiles import Tile
 from test_game_fixes import T
@@ -107,3 +107,33 @@ def test_a_game_saved_before_the_discards_were_kept_still_loads():
     doc = to_dict(g)
     del doc["discards"]
     assert from_dict(doc) == replace(g, discards=())
+
+
+# --- rules saved while the next hand waits for its start apply to it --------------------------
+
+def test_rules_saved_while_hand_2_waits_apply_to_hand_2_and_survive_a_take_back():
+    g = al_and_bo(trump=R7)
+    g = draw(g, DrawSource.POOL)
+    g, _, _ = call_rummikub(g, (), 1.0, discard=K3, count_checked=True)
+    dealt = confirm_tally(g, 2.0, {"Bo": (K13,)})
+    assert dealt.status is Status.DEALING and dealt.options.initial_meld == 21
+    ruled = change_rules(dealt, dealt.options.replace(initial_meld=30, turn_time_limit=90))
+    assert ruled.options.initial_meld == 30 and ruled.pending is None and ruled.turn.clock.limit == 90
+    started = start_hand(ruled, 3.0)
+    assert started.options.initial_meld == 30 and started.turn.clock.remaining(3.0) == 90
+    # taken back and confirmed again: the same rules (as before the fix, only this way took them)
+    again = confirm_tally(undo_last_hand(ruled, 4.0), 5.0, {"Bo": (K13,)})
+    assert again.options == ruled.options and again.pending is None
+    assert from_dict(to_dict(ruled)) == ruled
+
+
+def test_a_game_switched_while_its_next_hand_waits_is_dealt_again_by_the_new_game():
+    """Sabra and American score alike: hand 2 of a Sabra game switched to American is dealt as one,
+    with a trump face up, and International's starter would hold 15."""
+    g = start_game(["Al", "Bo"], find_variant("sabra"), 0.0)
+    g, _, _ = call_rummikub(g, (), 1.0, count_checked=True)
+    dealt = confirm_tally(g, 2.0, {"Bo": (K13,)})
+    american = change_rules(dealt, find_variant("american"))
+    assert american.options.game == "american" and american.trump_up and american.turn.step is Step.DRAW
+    assert american.pool == dealt.pool - 1 and [s.rack_count for s in american.seats] == [14, 14]
+    assert american.tiles_out(()) == 106 and american.hands == dealt.hands and american.undo == dealt.undo

@@ -380,7 +380,7 @@ def test_rules_saved_while_dealing_stay_when_the_hand_is_taken_back(client, live
     start(client, ["Ann", "Ben"])
     score_a_hand(client, live, "Ann", {"Ben": "K5"})
     res = client.post("/api/settings", json={"options": {"initial_meld": 50}})
-    assert res.status_code == 200 and res.get_json()["applies"] == "from the next hand"
+    assert res.status_code == 200 and res.get_json()["applies"] == "now"  # hand 2 has not started
     g = client.post("/api/tally/undo").get_json()["game"]
     assert g["status"] == "tally" and g["pending"] == "Sabra rules, 50-point first meld, 60 s a turn"
     res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K7"}})

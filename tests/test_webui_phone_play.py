@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_webui_fixes import start, state
+from test_webui_fixes import score_a_hand, start, state
 from webui.session import PRESS_GUARD_S
 from webui_fakes import FakeLive
 
@@ -58,3 +58,19 @@ def test_a_third_k13_discard_is_refused(client, clock):
         "K13 cannot be discarded: the standard 106-tile box holds 2 of each tile, and 2 lie face up already")
     g = state(client)["game"]
     assert g["current"] == "Al" and g["turn"]["phase"] == "meld" and g["players"][0]["rack_count"] == 15
+
+
+# --- rules saved while the next hand waits for its start apply to it --------------------------
+
+def test_rules_saved_while_hand_2_is_dealt_apply_to_hand_2(client, live):
+    start(client, ["Al", "Bo"], rules="american", trump="R7")
+    score_a_hand(client, live, "Al", {"Bo": "K5"})
+    assert state(client)["game"]["status"] == "dealing"
+    res = client.post("/api/settings", json={"options": {"initial_meld": 30}})
+    assert res.status_code == 200 and res.get_json()["applies"] == "now"
+    assert res.get_json()["message"] == "Saved: hand 2 has not started, so it plays these rules."
+    g = state(client)["game"]
+    assert g["pending"] is None and g["rules"] == "American rules, 30-point first meld, no clock"
+    assert "Hand 2 is dealt and has not started: it takes changed rules at once." in client.get("/settings").text
+    res = client.post("/api/hand/start", json={})
+    assert res.status_code == 200 and res.get_json()["options"]["initial_meld"] == 30

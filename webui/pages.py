@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template, request
 
+from rules.game_state import Status
 from rules.options import OPTION_DOCS, VARIANTS
 from webui.labels import RULEBOOKS, option_fields
 from webui.views import rules_name, rules_words
@@ -66,4 +67,5 @@ def settings():
                            in_scoring=game.options.scoring if game else None,
                            scorings={v: o.scoring for v, o in VARIANTS.items()},
                            pending=rules_words(game.pending) if game and game.pending else None,
+                           waiting=game.hand if game and game.status is Status.DEALING else None,
                            docs=OPTION_DOCS)

@@ -296,9 +296,10 @@ class GameSession:
 
     # settings ---------------------------------------------------------------------
     def set_options(self, options: RuleOptions) -> str:
-        """Rules for new games; a game in progress takes them from its next hand.  Says which: "now",
-        "from the next hand", or ``NEW_GAMES_ONLY`` when the game on the table keeps its scoring method
-        (rules.game_turns.change_rules refuses that change; the rules are still saved for new games)."""
+        """Rules for new games; a game in progress takes them from its next hand (a hand dealt and not
+        started is that hand: it takes them at once).  Says which: "now", "from the next hand", or
+        ``NEW_GAMES_ONLY`` when the game on the table keeps its scoring method (rules.game_turns.change_rules
+        refuses that change; the rules are still saved for new games)."""
         with self._lock:
             game = self.open_game  # a finished game keeps its rules: these are for the next game
             kept = game is not None and not same_scoring(options, game.options)

@@ -155,6 +155,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         # once finished: the game's winner by its own winning rule (None for a tie or no hand scored)
         "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,
         "pending": None if game.pending is None else rules_words(game.pending),
+        "rules": rules_words(game.options),  # the rules in words, for the hand waiting for its start
         "hint": hint,
         "storage_error": storage_error,
     }
