@@ -150,6 +150,19 @@ class Drawn:
 
 
 @dataclass(frozen=True)
+class TimeUp:
+    """The clock ran out on a turn it cannot end by itself, so the players finish it.
+
+    With no camera nobody knows what the turn did: End turn's question says it.
+    In the American and International games every turn ends with a discard,
+    which only the player can make.  The clock stays stopped meanwhile.
+    """
+
+    table: Table | None  # the table as the clock found it (no tile may be placed after); None: no camera saw it
+    note: str = ""  # what the clock's expiry did to the turn's draw ("a tile was drawn from the pool")
+
+
+@dataclass(frozen=True)
 class Turn:
     """The turn in progress: whose, which step, the table it started from, its clock."""
 
@@ -166,6 +179,7 @@ class Turn:
     # the camera came back during this turn and its table was taken as the turn's start: the tiles it
     # found beyond the table the game knew (None: the turn started from a table the game knew)
     found: tuple[Tile, ...] | None = None
+    time_up: TimeUp | None = None  # the clock ran out and the turn waits for the players to finish it
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ from rules.game_state import (
     table_of, tiles_added,
 )
 from rules.game_length import over
-from rules.game_turns import check_discard, check_rack, deal, ending_checks, judge, open_turn, require
+from rules.game_turns import (
+    check_discard, check_rack, check_time_up, deal, ending_checks, judge, open_turn, require,
+)
 from rules.options import RuleOptions
 from rules.scoring import WINS, HandResult, ScoreSheet, rack_value, score_hand
 from rules.tiles import RuleError, Tile
@@ -61,6 +63,7 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     ends_turn = winning or (pool_empty and turn.step is Step.MELD)
     if ends_turn or game.restore is not None:
         ending_checks(game, discard, winning=winning)
+    check_time_up(game, table)
     verdict = judge(game, table)
     if not verdict.legal:
         return replace(game, turn=replace(turn, attempt=verdict)), None, verdict
@@ -97,10 +100,11 @@ def _held_after(game: Game, winner: str, verdict: Verdict, winning: bool) -> int
 
 
 def cancel_tally(game: Game, now: float) -> Game:
-    """Back to the game: "Rummikub!" was called by mistake; the clock goes on with the time left."""
+    """Back to the game: "Rummikub!" was called by mistake; the clock goes on with the time left (it stays
+    stopped while a table is put back, and once time is up)."""
     require(game, Status.TALLY)
-    paused_for_restore = game.restore is not None
-    clock = game.turn.clock if paused_for_restore else game.turn.clock.resume(now)
+    stopped = game.restore is not None or game.turn.time_up is not None
+    clock = game.turn.clock if stopped else game.turn.clock.resume(now)
     return replace(game, status=Status.PLAYING, tally=None, turn=replace(game.turn, clock=clock))
 
 

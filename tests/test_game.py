@@ -213,6 +213,27 @@ class RandomPlay(RuleBasedStateMachine):
         assert new.turn.table_before == self.table
         self.game = new
 
+    @rule(seen=st.booleans())
+    @precondition(lambda self: self.playing() and self.game.pool > 0)
+    def run_out_of_time_on_a_good_table(self, seen):
+        """Sabra, seen: the clock ends the turn.  Otherwise it stops, and the turn ends as the players
+        finish it: with no camera End turn says what it did, and every American turn discards."""
+        g = self.game
+        self.now = g.turn.clock.since + 61 - g.turn.clock.spent
+        new, rec = time_out(g, self.table, self.now, seen=seen)
+        if rec is not None:
+            assert seen and not g.options.flow.draw_then_discard and new.turn.seat == g.step_from(g.turn.seat)
+            self.game = new
+            return
+        assert new.turn.time_up is not None and new.turn.clock.paused and new.turn.seat == g.turn.seat
+        assert new.tiles_out(self.table) == new.options.box.size and from_dict(to_dict(new)) == new
+        assert time_out(new, self.table, self.now + 100) is None  # it waits, the clock stopped
+        discard = self.discard_tile(self.table) if g.options.flow.draw_then_discard else None
+        self.now += 1
+        done, rec, _ = end_turn(new, self.table, self.now, discard=discard)
+        assert rec.action is Action.TIMEOUT and done.turn.seat == g.step_from(g.turn.seat)
+        self.game = done
+
     @rule(seconds=st.floats(0, 100))
     @precondition(lambda self: self.game is not None and self.game.restore is not None)
     def put_table_back(self, seconds):

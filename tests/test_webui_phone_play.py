@@ -74,3 +74,47 @@ def test_rules_saved_while_hand_2_is_dealt_apply_to_hand_2(client, live):
     assert "Hand 2 is dealt and has not started: it takes changed rules at once." in client.get("/settings").text
     res = client.post("/api/hand/start", json={})
     assert res.status_code == 200 and res.get_json()["options"]["initial_meld"] == 30
+
+
+# --- time-outs: the American turn waits for its discard; with no camera the players say ------
+
+def tick(client):
+    client.application.extensions["companion"].tick()
+
+
+def test_an_american_time_out_after_taking_the_trump(client, clock):
+    start(client, ["Al", "Bo"], rules="american", trump="R7", options={"turn_time_limit": 60})
+    assert client.post("/api/turn/draw", json={"source": "trump"}).status_code == 200
+    clock.advance(61)
+    tick(client)
+    s = state(client)
+    g = s["game"]
+    assert g["current"] == "Al" and g["trump_up"] and g["turn"]["drew"] == {"source": "pool", "tile": None}
+    assert g["turn"]["time_up"] and g["turn"]["phase_words"] == "time is up: discard now"
+    assert s["clock"]["time_up"] and not s["clock"]["running"] and g["players"][0]["rack_count"] == 15
+    assert client.post("/api/turn/draw", json={"source": "trump"}).get_json()["message"] == (
+        "time is up: the draw stands; discard a tile to end the turn")
+    res = client.post("/api/turn/end", json={"discard": "K3"})
+    assert res.status_code == 200, res.get_json()
+    g = res.get_json()["state"]["game"]
+    assert g["last"]["note"] == "time is up (the trump went back face up and a tile was drawn from the pool instead)"
+    assert g["last"]["action"] == "timeout" and g["last"]["discard"] == "K3" and g["players"][0]["rack_count"] == 14
+    assert g["current"] == "Bo" and not g["turn"]["time_up"] and g["clock"]["running"]
+    clock.advance(PRESS_GUARD_S)
+    assert client.post("/api/turn/draw", json={"source": "trump"}).status_code == 200  # face up for Bo
+
+
+def test_with_no_camera_the_time_out_asks_what_the_turn_did(no_camera, clock):
+    client = no_camera
+    g = start(client, ["Ann", "Ben"], options={"turn_time_limit": 30})["game"]
+    clock.advance(31)
+    tick(client)
+    s = state(client)
+    assert s["game"]["current"] == "Ann" and s["game"]["turn"]["time_up"] and s["game"]["last"] is None
+    assert s["game"]["pool"] == g["pool"] and s["game"]["turn"]["id"] == g["turn"]["id"]  # the question stays open
+    res = client.post("/api/turn/unseen", json={"placed": 2, "turn": g["turn"]["id"]})
+    assert res.status_code == 200, res.get_json()
+    g = res.get_json()["state"]["game"]
+    assert g["current"] == "Ben" and g["players"][0]["rack_count"] == 12
+    assert g["last"]["note"] == "time is up: placed 2 tiles (not checked: no camera saw the table)"
+    assert [r["action"] for r in client.get("/api/turns").get_json()] == ["unchecked"]

@@ -17,6 +17,7 @@ let handDraft = null;
 const winSaving = { win: 0, joker: 0 };
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
 let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
+let timeUpAsked = null;  // with no camera: the turn whose time-out opened that question by itself
 
 // ---------- helpers ----------
 function el(tag, attrs = {}, ...children) {
@@ -156,6 +157,7 @@ function drawClock() {
     c.classList.add("idle");
     if (b.finished) { c.textContent = "--:--"; caption.textContent = "game over"; }
     else if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : "--:--"; caption.textContent = "waits for the start"; }
+    else if (b.time_up) { c.textContent = fmt(0); caption.textContent = "time is up"; }
     else if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
     else { c.textContent = "--:--"; caption.textContent = "clock stopped"; }
     return;
@@ -298,6 +300,10 @@ function noCamera(s) { return !!(s.camera && !s.camera.ok) || unseenTurn(s); }
 
 function renderUnseen(s) {
   const g = s.game || {};
+  if (g.status === "playing" && g.turn.time_up && noCamera(s) && timeUpAsked !== g.turn.id) {
+    timeUpAsked = g.turn.id;  // the clock ran out on a turn nobody saw: it asks by itself, once
+    openUnseen(g);
+  }
   const open = unseenFor !== null && g.status === "playing" && !g.restore && noCamera(s) &&
     g.turn.phase !== "draw" && g.turn.id === unseenFor;
   if (!open) unseenFor = null;
@@ -306,8 +312,8 @@ function renderUnseen(s) {
   const me = g.players.find((p) => p.current) || { rack_count: 14 };
   const meld = g.turn.phase === "meld";  // the turn ends with a discard
   $("unseen-who").textContent = g.current;
-  $("unseen-why").textContent = s.camera.ok ? "The camera is back but has not taken the table yet:"
-                                            : "No camera sees the table:";
+  $("unseen-why").textContent = (g.turn.time_up ? "Time is up. " : "") +
+    (s.camera.ok ? "The camera is back but has not taken the table yet:" : "No camera sees the table:");
   $("unseen-drew").textContent = meld ? "Only discarded" : "Drew a tile";
   $("unseen-tiles-field").hidden = !me.rack_typed;
   // the most a turn can place without emptying the rack (that is Rummikub!)
