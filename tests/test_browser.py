@@ -947,7 +947,7 @@ def test_time_up_pool_empty_and_rules_for_the_dealt_hand_on_a_phone(browser, ser
     page.wait_for_function("document.getElementById('turn-info').textContent.includes('time is up: discard now')")
     assert page.locator("#clock-caption").text_content() == "time is up"
     assert page.locator("#drawn-text").inner_text() == "Drew from the pool"
-    assert call(port, "/api/state")["game"]["trump_up"]
+    assert page.locator("#undo-draw").is_disabled() and call(port, "/api/state")["game"]["trump_up"]
     save(page, tmp_path, "phone-time-up-discard.png")
     page.fill("#discard", "K3")
     page.click("#end-turn")

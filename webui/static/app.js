@@ -262,7 +262,7 @@ function renderButtons(g) {
   const drew = playing && g.turn.phase === "meld" ? g.turn.drew : null;
   $("drawn-controls").hidden = !drew;
   $("drawn-text").textContent = drew ? drawnWords(drew) : "";
-  $("undo-draw").disabled = busy || !drew || restoring;
+  $("undo-draw").disabled = busy || !drew || restoring || g.turn.time_up;  // time is up: the draw stands
   // at the draw an empty pool ends the hand (the server asks when its count says tiles are left)
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
     $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub" && id !== "pool-empty");
