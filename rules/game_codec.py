@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.game_clock import TurnClock
 from rules.game_state import (
-    Drawn, DrawSource, Game, LastTurn, Restore, ScoredHand, Seat, Status, Step, Table, Tally, Turn, Verdict,
+    Drawn, DrawSource, Game, LastTurn, Restore, ScoredHand, Seat, Status, Step, Table, Tally, TimeUp, Turn, Verdict,
 )
 from rules.options import OPTION_DOCS, RuleOptions
 from rules.problems import Problem
@@ -41,6 +41,13 @@ def _tile_back(code) -> Tile | None:
 
 def _flag_back(value) -> bool | None:
     return None if value is None else bool(value)
+
+
+def _time_up_back(d) -> TimeUp | None:
+    """A turn waiting after its clock ran out; a game saved before turns waited has none."""
+    if d is None:
+        return None
+    return TimeUp(table=None if d["table"] is None else _table_back(d["table"]), note=str(d["note"]))
 
 
 def _melded_back(items, seats: int) -> tuple[bool | None, ...]:
@@ -91,12 +98,15 @@ def to_dict(game: Game) -> dict[str, Any]:
         "trump_up": game.trump_up,
         "pool": game.pool,
         "dead": game.dead,
+        "discards": _tiles(game.discards),
         "turn": {"number": t.number, "seat": t.seat, "step": t.step.value, "table_before": _table(t.table_before),
                  "clock": {"limit": t.clock.limit, "since": t.clock.since, "spent": t.clock.spent,
                            "paused": t.clock.paused},
                  "drew": None if t.drew is None else {"source": t.drew.source.value,
                                                        "tile": t.drew.tile.code if t.drew.tile else None},
-                 "attempt": _verdict(t.attempt), "unseen": t.unseen, "found": _tiles(t.found)},
+                 "attempt": _verdict(t.attempt), "unseen": t.unseen, "found": _tiles(t.found),
+                 "time_up": None if t.time_up is None else {
+                     "table": None if t.time_up.table is None else _table(t.time_up.table), "note": t.time_up.note}},
         "last": None if game.last is None else {
             "player": game.last.player, "action": game.last.action, "verdict": _verdict(game.last.verdict),
             "penalty": game.last.penalty, "note": game.last.note,
@@ -131,7 +141,8 @@ def from_dict(d: dict[str, Any]) -> Game:
                                                               _tile_back(t["drew"]["tile"])),
                     attempt=_verdict_back(t["attempt"]),
                     # saved before a camera's return was followed: the table was taken as known
-                    unseen=bool(t.get("unseen", False)), found=_tiles_back(t.get("found")))
+                    unseen=bool(t.get("unseen", False)), found=_tiles_back(t.get("found")),
+                    time_up=_time_up_back(t.get("time_up")))
         last = d.get("last")
         restore = d.get("restore")
         tally = d.get("tally")
@@ -142,6 +153,8 @@ def from_dict(d: dict[str, Any]) -> Game:
                              rack=_tiles_back(s["rack"])) for s in d["seats"]),
             status=Status(d["status"]), hand=int(d["hand"]), starter=int(d["starter"]),
             trump=_tile_back(d["trump"]), trump_up=bool(d["trump_up"]), pool=int(d["pool"]), dead=int(d["dead"]),
+            # saved before the discards' tiles were kept: none known
+            discards=_tiles_back(d.get("discards")) or (),
             turn=turn,
             last=None if last is None else LastTurn(player=last["player"], action=last["action"],
                                                     verdict=_verdict_back(last["verdict"]),

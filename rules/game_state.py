@@ -49,6 +49,21 @@ class StillHolds(GameError):
         return {"still_holds": {"player": self.player, "tiles": self.tiles}}
 
 
+class PoolLeft(GameError):
+    """"Pool empty" while, by the companion's count, tiles are still in the pool (the count can be wrong:
+    draws nobody pressed; the players may say so and call it anyway)."""
+
+    def __init__(self, tiles: int) -> None:
+        self.tiles = tiles
+        super().__init__(f"by the count {tiles} tile{'s are' if tiles != 1 else ' is'} still in the pool: "
+                         "if the count is wrong, call Pool empty anyway")
+
+    @property
+    def details(self) -> dict:
+        """What a client needs to ask the players (webui: ``pool_left`` beside the message)."""
+        return {"pool_left": {"tiles": self.tiles}}
+
+
 class Status(str, enum.Enum):
     PLAYING = "playing"
     TALLY = "tally"  # a hand ended: the racks are being counted
@@ -135,6 +150,19 @@ class Drawn:
 
 
 @dataclass(frozen=True)
+class TimeUp:
+    """The clock ran out on a turn it cannot end by itself, so the players finish it.
+
+    With no camera nobody knows what the turn did: End turn's question says it.
+    In the American and International games every turn ends with a discard,
+    which only the player can make.  The clock stays stopped meanwhile.
+    """
+
+    table: Table | None  # the table as the clock found it (no tile may be placed after); None: no camera saw it
+    note: str = ""  # what the clock's expiry did to the turn's draw ("a tile was drawn from the pool")
+
+
+@dataclass(frozen=True)
 class Turn:
     """The turn in progress: whose, which step, the table it started from, its clock."""
 
@@ -151,6 +179,7 @@ class Turn:
     # the camera came back during this turn and its table was taken as the turn's start: the tiles it
     # found beyond the table the game knew (None: the turn started from a table the game knew)
     found: tuple[Tile, ...] | None = None
+    time_up: TimeUp | None = None  # the clock ran out and the turn waits for the players to finish it
 
 
 @dataclass(frozen=True)
@@ -243,6 +272,9 @@ class Game:
     hands: tuple[ScoredHand, ...] = ()
     trump_up: bool = False  # American/International: the trump still lies face up
     dead: int = 0  # discards nobody took, in the discard pile
+    # every tile lying in the discard piles this hand (each player's last discard and those under it), in
+    # sorted order, so a discard the box cannot hold is refused; a game saved before they were kept has none
+    discards: tuple[Tile, ...] = ()
     pending: RuleOptions | None = None  # rules chosen mid-hand: they apply from the next hand
     undo: "Game | None" = field(default=None, repr=False)
 

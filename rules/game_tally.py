@@ -16,12 +16,14 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from rules.game_state import (
-    Action, DrawSource, Game, GameError, LastTurn, ScoredHand, Status, StillHolds, Step, Table, Tally, TurnRecord,
-    Verdict,
+    Action, DrawSource, Game, GameError, LastTurn, PoolLeft, ScoredHand, Status, StillHolds, Step, Table, Tally,
+    TurnRecord, Verdict,
     table_of, tiles_added,
 )
 from rules.game_length import over
-from rules.game_turns import check_rack, deal, ending_checks, judge, open_turn, require
+from rules.game_turns import (
+    check_discard, check_rack, check_time_up, deal, ending_checks, judge, open_turn, require,
+)
 from rules.options import RuleOptions
 from rules.scoring import WINS, HandResult, ScoreSheet, rack_value, score_hand
 from rules.tiles import RuleError, Tile
@@ -44,6 +46,9 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     placing (and, in the American and International games, the final discard)
     is refused (:class:`~rules.game_state.StillHolds`) unless ``count_checked``:
     the players say the count is wrong (a meld the camera missed, no camera).
+    So is the pool running out while by the game's count tiles are still in it
+    (:class:`~rules.game_state.PoolLeft`): a press meant for Rummikub! or for
+    another game, asked about as the winner's count is.
     """
     game = require(game)
     if pool_empty:
@@ -58,6 +63,7 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     ends_turn = winning or (pool_empty and turn.step is Step.MELD)
     if ends_turn or game.restore is not None:
         ending_checks(game, discard, winning=winning)
+    check_time_up(game, table)
     verdict = judge(game, table)
     if not verdict.legal:
         return replace(game, turn=replace(turn, attempt=verdict)), None, verdict
@@ -65,6 +71,10 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
         held = _held_after(game, winner, verdict, winning)
         if held > 0:
             raise StillHolds(winner, held)
+    if pool_empty and game.pool > 0 and not count_checked:
+        raise PoolLeft(game.pool)
+    if ends_turn and discard is not None and game.options.flow.draw_then_discard:
+        check_discard(game, discard, table_of(table))  # the final discard too is a tile of the box
     record = None
     if ends_turn or verdict.changed:
         action = Action.RUMMIKUB if winning else Action.DISCARD if discard is not None else Action.DONE
@@ -90,10 +100,11 @@ def _held_after(game: Game, winner: str, verdict: Verdict, winning: bool) -> int
 
 
 def cancel_tally(game: Game, now: float) -> Game:
-    """Back to the game: "Rummikub!" was called by mistake; the clock goes on with the time left."""
+    """Back to the game: "Rummikub!" was called by mistake; the clock goes on with the time left (it stays
+    stopped while a table is put back, and once time is up)."""
     require(game, Status.TALLY)
-    paused_for_restore = game.restore is not None
-    clock = game.turn.clock if paused_for_restore else game.turn.clock.resume(now)
+    stopped = game.restore is not None or game.turn.time_up is not None
+    clock = game.turn.clock if stopped else game.turn.clock.resume(now)
     return replace(game, status=Status.PLAYING, tally=None, turn=replace(game.turn, clock=clock))
 
 
@@ -398,7 +409,7 @@ def new_hand(game: Game, now: float) -> Game:
         if last else "",
     )
     return replace(game, options=options, pending=None, seats=seats, pool=pool, status=Status.DEALING,
-                   hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0,
+                   hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0, discards=(),
                    turn=open_turn(options, starter, 1, (), now, paused=True), last=summary, restore=None,
                    tally=None)
 

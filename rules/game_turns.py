@@ -18,7 +18,7 @@ from rules.game_deal import NOT_STARTED
 from rules.game_length import with_length
 from rules.game_state import (
     RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
-    Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, tiles_added,
+    TimeUp, Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, table_tiles, tiles_added,
 )
 from rules.options import RuleOptions
 from rules.problems import Problem
@@ -188,6 +188,7 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
     game = require(game)
     if not game.options.flow.draw_then_discard:
         raise GameError("in Sabra a draw ends the turn: press 'End turn' with the table unchanged")
+    _draw_settled(game)
     drew = game.turn.drew
     if drew is not None and drew.source is source:
         raise GameError(f"this turn has {DRAWN_FROM[source]} already")
@@ -199,7 +200,7 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
     seat = turn.seat
     if source is DrawSource.POOL:
         if game.pool <= 0:
-            raise GameError("the pool is empty: call the end of the hand")
+            raise GameError("the pool is empty: press Pool empty to end the hand")
         game, _ = _take_from_pool(game, seat, 1)
         tile = None
     elif source is DrawSource.DISCARD:
@@ -215,10 +216,15 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
         tile = prev.discard
         seats = replace_seat(game.seats, prev_i, replace(prev, discard=None))
         me = seats[seat]
-        game = replace(game, seats=replace_seat(seats, seat, replace(me, rack_count=me.rack_count + 1)))
+        pile = tuple(sorted((Counter(game.discards) - Counter([tile])).elements()))
+        game = replace(game, discards=pile,
+                       seats=replace_seat(seats, seat, replace(me, rack_count=me.rack_count + 1)))
     else:
         if not game.trump_up:
             raise GameError("the trump tile has been taken already")
+        if game.trump is None:  # the draw would put a tile nobody named in the rack and in the hand's record
+            raise GameError("which tile is the trump? It was not entered: type it in Set trump (below the "
+                            "turn buttons), then take it")
         # seed 004: the trump may be taken only to win at once: the turn can end only with "Rummikub!"
         tile = game.trump
         me = game.seats[seat]
@@ -240,6 +246,7 @@ def undo_draw(game: Game, table: Table | None = None) -> Game:
     game = require(game)
     if not game.options.flow.draw_then_discard:
         raise GameError("in Sabra a turn has no draw to take back: a draw ends the turn")
+    _draw_settled(game)
     turn = game.turn
     if turn.drew is None:
         raise GameError("the starter's first turn has no draw to take back: the 15th tile was dealt"
@@ -255,11 +262,33 @@ def undo_draw(game: Game, table: Table | None = None) -> Game:
         game = replace(game, pool=game.pool + 1)
     elif turn.drew.source is DrawSource.DISCARD:
         prev_i = game.step_from(seat, -1)
-        game = replace(game, seats=replace_seat(game.seats, prev_i,
-                                                replace(game.seats[prev_i], discard=turn.drew.tile)))
+        game = replace(game, discards=tuple(sorted(game.discards + (turn.drew.tile,))), seats=replace_seat(
+            game.seats, prev_i, replace(game.seats[prev_i], discard=turn.drew.tile)))
     else:
         game = replace(game, trump_up=True)
     return replace(game, turn=replace(turn, step=Step.DRAW, drew=None, attempt=None))
+
+
+POOL_EMPTY_AFTER_TIME = "time is up and the pool is empty: press Pool empty to end the hand"
+
+
+def _draw_settled(game: Game) -> None:
+    """Once time is up the turn's draw is what the clock left (:func:`time_out`): it is not changed."""
+    if game.turn.time_up is None:
+        return
+    if game.turn.step is Step.DRAW:
+        raise GameError(POOL_EMPTY_AFTER_TIME)
+    raise GameError("time is up: the draw stands; discard a tile to end the turn")
+
+
+def check_time_up(game: Game, table: Table) -> None:
+    """After the clock ran out no tile may be placed: refuse a table holding tiles beyond the one the
+    clock found (when a camera saw it)."""
+    found = game.turn.time_up.table if game.turn.time_up is not None else None
+    late = tiles_added(found, table) if found is not None else ()
+    if late:
+        raise GameError(f"time is up: {format_tiles(late)} placed after the clock ran out: take them back "
+                        "to the rack, then end the turn")
 
 
 def ending_checks(game: Game, discard: Tile | None, *, winning: bool = False) -> None:
@@ -274,7 +303,8 @@ def ending_checks(game: Game, discard: Tile | None, *, winning: bool = False) ->
         raise GameError("put the table back first (as the picture shows), then play on")
     turn = game.turn
     if turn.step is Step.DRAW:
-        raise GameError("draw first: from the pool, the previous discard or the trump tile")
+        raise GameError(POOL_EMPTY_AFTER_TIME if turn.time_up is not None
+                        else "draw first: from the pool, the previous discard or the trump tile")
     if not game.options.flow.draw_then_discard:
         return
     if discard is None:
@@ -294,9 +324,12 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
     Sabra a turn that placed nothing draws a tile; in the American and
     International games the turn ends with a discard (refused without one).
     Refused while the next hand waits for its start (the table is still the scored hand's).
+    A turn whose time is up (:func:`time_out`) ends the same way, logged as a time-out; tiles placed
+    after the clock ran out are refused.
     """
     game = require(game)
     ending_checks(game, discard)
+    check_time_up(game, table)
     turn = game.turn
     verdict = judge(game, table)
     if not verdict.legal:
@@ -310,20 +343,49 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
         action = Action.PASS if action is Action.PASS else Action.DRAW
         note = "nothing placed: draws a tile" if n else "nothing placed; the pool is empty"
     if game.options.flow.draw_then_discard and discard is not None:
-        game = _discarded(game, seat_i, discard)
+        game = _discarded(game, seat_i, discard, table)
         action = Action.DISCARD
-    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note,
-                             discard=discard if action is Action.DISCARD else None)
+    else:
+        discard = None  # Sabra has no discards
+    if turn.time_up is not None:
+        action, note = Action.TIMEOUT, _time_up_words(turn.time_up, verdict.placed, note)
+    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note, discard=discard)
     return new, record, verdict
 
 
-def _discarded(game: Game, seat_i: int, discard: Tile) -> Game:
+def _time_up_words(time_up: TimeUp, placed: tuple[Tile, ...], drew: str = "") -> str:
+    """The last turn's line for a turn ended after its time was up: it says so, and what the clock did."""
+    head = "time is up" + (f" ({time_up.note})" if time_up.note else "")
+    if drew:
+        return f"time is up with {drew}"
+    return f"{head}: placed {format_tiles(placed)}" if placed else head
+
+
+def _discarded(game: Game, seat_i: int, discard: Tile, table: Table) -> Game:
     """American/International: the turn's discard leaves the rack; the older discard stays in the pile."""
     me = game.seats[seat_i]
     if me.rack_count <= 0:
         raise GameError(f"{me.name} has no tile left to discard")
-    return replace(game, dead=game.dead + (me.discard is not None), seats=replace_seat(
-        game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
+    check_discard(game, discard, table)
+    pile = tuple(sorted(game.discards + (discard,)))
+    return replace(game, dead=game.dead + (me.discard is not None), discards=pile,
+                   seats=replace_seat(game.seats, seat_i, replace(me, rack_count=me.rack_count - 1, discard=discard)))
+
+
+def check_discard(game: Game, discard: Tile, table: Table) -> None:
+    """Refuse a discard the box cannot hold beside the tiles the game knows lie face up this hand: the
+    discard piles, the table (``table``, after the turn's melds) and the face-up trump.  Typed racks are
+    not counted: a rack typed for hints is not updated by draws, so it can hold a tile no longer there."""
+    box = game.options.box
+    seen = {"in the discard piles": Counter(game.discards)[discard],
+            "on the table": Counter(table_tiles(table))[discard],
+            "as the trump": int(game.trump_up and game.trump == discard)}
+    if sum(seen.values()) < box.count(discard):
+        return
+    copies = f"{box.jokers} jokers" if discard.is_joker else f"{box.copies} of each tile"
+    where = ", ".join(f"{n} {w}" for w, n in seen.items() if n)
+    raise GameError(f"{discard} cannot be discarded: the {box.name} box holds {copies}, and "
+                    f"{sum(seen.values())} lie face up already ({where}): type the tile discarded again")
 
 
 UNCHECKED = "not checked: no camera saw the table"
@@ -359,12 +421,15 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     if not game.options.flow.draw_then_discard:
         discard = None  # Sabra has no discards
     else:
-        game = _discarded(game, seat_i, discard)
+        game = _discarded(game, seat_i, discard, game.turn.table_before)
     # accepted, not judged: the action and the note say so wherever the turn is shown
     verdict = Verdict(legal=True, changed=True, placed=tiles)
     what = format_tiles(tiles) if tiles else f"{count} tile{'s' if count != 1 else ''}"
+    note = f"placed {what} ({UNCHECKED})"
+    if game.turn.time_up is not None:  # the players answered the question the clock's expiry asked
+        note = f"{_time_up_words(game.turn.time_up, ())}: {note}"
     return _next_turn(game, game.turn.table_before, now, Action.UNCHECKED, verdict, 0,
-                      note=f"placed {what} ({UNCHECKED})", discard=discard, unchecked=count, unseen=True)
+                      note=note, discard=discard, unchecked=count, unseen=True)
 
 
 def _said_placed(game: Game, me: Seat, placed: int | None, tiles: tuple[Tile, ...]) -> int:
@@ -396,36 +461,91 @@ def _said_placed(game: Game, me: Seat, placed: int | None, tiles: tuple[Tile, ..
     return placed
 
 
-def time_out(game: Game, table: Table, now: float, *, seen: bool = True) -> tuple[Game, TurnRecord] | None:
-    """When the clock has run out, end the turn by the time-limit rules (seed 004).
+def time_out(game: Game, table: Table, now: float, *, seen: bool = True
+             ) -> tuple[Game, TurnRecord | None] | None:
+    """When the clock has run out, end the turn by the time-limit rules (seed 004), or, where the clock
+    cannot know how the turn ends, stop it and let the players finish the turn.
 
-    Table unchanged: the player draws a tile.  Legal table with tiles placed:
-    the turn stands.  Illegal table: it goes back to how the turn found it, the
-    player takes his tiles back and draws the penalty (3 tiles); the next
-    player's clock waits until the table is back.  None when time is not up.
-    ``seen`` False: no camera sees ``table``; nobody said what the turn did, so
-    tiles may lie there that the game does not know of: the next turn's table
-    is unseen (see :func:`table_found`).
+    Seed 004: "Players who go over the time limit must draw a tile from the
+    pool, ending their turns"; an unfinished table goes back, the player takes
+    his tiles back and draws 3 tiles, and "This ends the turn".  So a seen
+    Sabra turn ends here: table unchanged, the player draws a tile; legal with
+    tiles placed, the turn stands; illegal, it goes back (:class:`Restore`) and
+    the next player's clock waits until the table is back.
+
+    Where that cannot be decided the turn waits (``Turn.time_up``, the clock
+    stopped, the record None) until the players finish it: ``seen`` False, no
+    camera sees ``table``, so nobody knows whether tiles were laid, and End
+    turn's question (:func:`end_turn`, :func:`end_turn_unseen`) says; in the
+    American and International games every turn ends with a discard, which
+    only the player can make.  There the draw is settled first: a trump taken
+    goes back face up (it may be taken only to win at once) and, like a turn
+    that had not drawn, the player draws from the pool; an illegal table, or
+    tiles placed after taking the trump, go back with the penalty, which ends
+    the turn as in Sabra.  None when time is not up, or is up already.
     """
-    if game is None or game.status is not Status.PLAYING or not game.turn.clock.expired(now):
+    if game is None or game.status is not Status.PLAYING or game.turn.time_up is not None \
+            or not game.turn.clock.expired(now):
         return None
     turn = game.turn
-    seat_i = turn.seat
-    verdict = judge(game, table)
-    if verdict.legal:
-        game = replace(game, seats=replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict.placed)))
-        note = ""
-        if not verdict.placed and turn.step is not Step.MELD:
-            game, _ = _take_from_pool(game, seat_i, 1)
-            note = "time is up with nothing placed: draws a tile"
-        return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, 0, note=note, unseen=not seen)
+    draws = game.options.flow.draw_then_discard
+    if seen:
+        verdict = judge(game, table)
+        took_trump = turn.drew is not None and turn.drew.source is DrawSource.TRUMP
+        if not verdict.legal or (took_trump and verdict.changed):
+            return _unfinished(game, table, now, verdict, took_trump)
+        if not draws:
+            return _out_of_time(game, table, now, verdict)
+    note = ""
+    if draws:
+        game, note = _draw_owed(game)
+    waits = TimeUp(table=table_of(table) if seen else None, note=note)
+    clock = game.turn.clock.pause(now)
+    return replace(game, turn=replace(game.turn, clock=clock, time_up=waits, attempt=None)), None
+
+
+def _out_of_time(game: Game, table: Table, now: float, verdict: Verdict) -> tuple[Game, TurnRecord]:
+    """Sabra, seen: a legal table ends the turn, its tiles placed; nothing placed, the player draws."""
+    seat_i = game.turn.seat
+    game = replace(game, seats=replace_seat(game.seats, seat_i, _placed(game.seats[seat_i], verdict.placed)))
+    note = f"time is up: placed {format_tiles(verdict.placed)}"
+    if not verdict.placed:
+        game, n = _take_from_pool(game, seat_i, 1)
+        note = "time is up with nothing placed: " + ("draws a tile" if n else "the pool is empty")
+    return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, 0, note=note)
+
+
+def _unfinished(game: Game, table: Table, now: float, verdict: Verdict, took_trump: bool
+                ) -> tuple[Game, TurnRecord]:
+    """Time is up on a turn that could not be completed: the table goes back to how the turn found it,
+    the player takes his tiles back (a trump taken goes back face up) and draws the penalty, which ends
+    the turn; the next player's clock waits until the table is back."""
+    if took_trump:
+        game = undo_draw(game)
+    seat_i = game.turn.seat
     game, penalty = _take_from_pool(game, seat_i, game.options.unfinished_turn_penalty)
     me = game.seats[seat_i]
     game = replace(game, seats=replace_seat(game.seats, seat_i, replace(me, penalties=me.penalties + penalty)))
-    restore = Restore(player=me.name, table=turn.table_before, problems=verdict.problems, penalty=penalty)
-    note = f"time is up on an illegal table: put it back; {me.name} takes back his tiles and draws {penalty}"
-    return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, penalty, note=note, restore=restore,
-                      unseen=not seen)
+    restore = Restore(player=me.name, table=game.turn.table_before, problems=verdict.problems, penalty=penalty)
+    why = "with the trump taken, which may be taken only to win at once" if verdict.legal else "on an illegal table"
+    note = f"time is up {why}: put it back; {me.name} takes back his tiles and draws {penalty}"
+    return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, penalty, note=note, restore=restore)
+
+
+def _draw_owed(game: Game) -> tuple[Game, str]:
+    """American and International, time up: the draw the turn owes (seed 004: "must draw a tile from the
+    pool"), and in words what it did.  A trump taken goes back face up, as the turn will not win."""
+    said = []
+    if game.turn.drew is not None and game.turn.drew.source is DrawSource.TRUMP:
+        game = undo_draw(game)
+        said.append("the trump went back face up")
+    if game.turn.step is Step.DRAW:
+        if game.pool > 0:
+            game = draw(game, DrawSource.POOL)
+            said.append("a tile was drawn from the pool" + (" instead" if said else ""))
+        else:
+            said.append("the pool is empty")
+    return game, " and ".join(said)
 
 
 def table_found(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | None:
@@ -496,7 +616,9 @@ def same_scoring(a: RuleOptions, b: RuleOptions) -> bool:
 
 def change_rules(game: Game, options: RuleOptions) -> Game:
     """New rules for a game in progress: they apply from the next hand, except its length, which counts
-    at once (it decides only whether another hand is dealt; see :mod:`rules.game_length`).
+    at once (it decides only whether another hand is dealt; see :mod:`rules.game_length`).  A hand dealt
+    but not started (Start hand) is that next hand: nobody has played by the old rules, so it takes the
+    new ones at once, dealt again by them (the box, the International starter's 15th tile, the clock).
 
     The scoring method is the game's for good: the score sheet totals and ranks
     every hand by one method (Israeli final scores over hands scored the Sabra
@@ -509,4 +631,16 @@ def change_rules(game: Game, options: RuleOptions) -> Game:
         raise GameError(f"this game is scored by {game.options.scoring} scoring; a game keeps its scoring "
                         f"method on every hand, so {options.scoring} scoring needs a new game")
     game = with_length(game, options)
+    if game.status is Status.DEALING:
+        return _dealt_by(game, options)
     return replace(game, pending=None if options == game.options else options)
+
+
+def _dealt_by(game: Game, options: RuleOptions) -> Game:
+    """The hand waiting for its start, dealt by ``options``: what it holds then is only the deal (the
+    scored hand it follows, kept for "Take back this hand", and its line stay as they are)."""
+    seats, pool = deal(options, game.names, game.starter)
+    seats = tuple(replace(s, rack=old.rack) for s, old in zip(seats, game.seats))  # typed for hints meanwhile
+    turn = open_turn(options, game.starter, 1, (), game.turn.clock.since, paused=True)
+    return replace(game, options=options, pending=None, seats=seats, pool=pool, trump_up=options.flow.trump,
+                   turn=turn)

@@ -50,6 +50,20 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture
+def no_camera(tmp_path, clock):
+    """A client of the app whose camera cannot start (UnavailableLive), as ``serve --source 0`` with no
+    webcam."""
+    from webui.app import create_app
+    from webui.companion import UnavailableLive
+
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "n.sqlite3"),
+                      "LIVE": UnavailableLive("cannot open source '0': no such camera"), "TICKER": False,
+                      "NOW": clock})
+    yield app.test_client()
+    app.extensions["companion"].session.store.close()
+
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

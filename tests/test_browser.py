@@ -549,9 +549,9 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
 
     # 13: the turn log on a phone: each turn a readable card, nothing wider than the screen
     live.set_table("")
-    for _ in range(3):
+    for discard in ("R9", "B9", "O9"):  # a third R9 would be more than the box holds
         call(port, "/api/turn/draw", {"source": "pool"})
-        call(port, "/api/turn/end", {"discard": "R9"})
+        call(port, "/api/turn/end", {"discard": discard})
         clock.advance(PRESS_GUARD_S)  # the next press is not a moment after this one
     live.set_table("R1 R2 | B4 B5")
     call(port, "/api/turn/draw", {"source": "pool"})
@@ -1205,3 +1205,68 @@ def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, 
     assert page.locator("#pool-info").inner_text() == "" and page.locator("#hint-card").is_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save(page, tmp_path, "phone-no-camera-game-over.png")
+
+
+def test_time_up_pool_empty_and_rules_for_the_dealt_hand_on_a_phone(browser, server, tmp_path):
+    """American on a phone: a turn whose time runs out after the trump was taken waits for its discard (the
+    trump face up again); Pool empty works at the draw and asks while the pool holds tiles by the count;
+    rules saved while hand 2 is dealt are hand 2's, and the turn line says so."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Al", "Bo"], "rules": "american", "trump": "R7",
+                             "options": {"turn_time_limit": 60}})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    page.locator("#draw-controls").wait_for()
+    assert page.locator("#pool-empty").is_enabled()  # at the draw too: an empty pool is found there
+    page.click("text=Took the trump")
+    page.locator("#drawn-controls").wait_for()
+    clock.advance(61)
+    page.wait_for_function("document.getElementById('turn-info').textContent.includes('time is up: discard now')")
+    assert page.locator("#clock-caption").text_content() == "time is up"
+    assert page.locator("#drawn-text").inner_text() == "Drew from the pool"
+    assert page.locator("#undo-draw").is_disabled() and call(port, "/api/state")["game"]["trump_up"]
+    save(page, tmp_path, "phone-time-up-discard.png")
+    page.fill("#discard", "K3")
+    page.click("#end-turn")
+    current_is(page, "Bo")
+    assert page.locator("#last-turn-text").inner_text().startswith(
+        "Last turn, Al: time is up (the trump went back face up and a tile was drawn from the pool instead), "
+        "discarded")
+    clock.advance(PRESS_GUARD_S)
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.click("#pool-empty")
+    page.wait_for_function("document.getElementById('verdict-who').textContent.includes('still in the pool')")
+    pool = call(port, "/api/state")["game"]["pool"]
+    assert asked == [f"By the count, {pool} tiles are still in the pool. Call Pool empty anyway?"]
+    page.wait_for_timeout(500)  # not a double tap
+    page.once("dialog", lambda d: d.accept())
+    page.click("#pool-empty")
+    page.locator("#tally").wait_for()
+    page.fill("textarea[data-player=Al]", "R5")
+    page.fill("textarea[data-player=Bo]", "K6")
+    page.click("text=Confirm and score")
+    page.locator("#dealing").wait_for()
+    call(port, "/api/settings", {"options": {"initial_meld": 30}})
+    page.wait_for_function("document.getElementById('turn-info').textContent.includes("
+                           "'this hand: American rules, 30-point first meld, 60 s a turn')")
+    assert "next hand" not in page.locator("#turn-info").inner_text()
+
+
+def test_a_time_out_with_no_camera_asks_what_the_turn_did_on_a_phone(browser, no_camera_server, tmp_path):
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "options": {"turn_time_limit": 30}})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
+    page.goto(url + "/")
+    current_is(page, "Ann")
+    clock.advance(31)
+    page.locator("#unseen").wait_for()  # asked by itself: nobody saw what Ann did
+    assert page.locator("#unseen-why").inner_text().startswith("Time is up. No camera sees the table")
+    assert page.locator("#clock-caption").text_content() == "time is up"
+    assert page.locator("#current-player").inner_text() == "Ann" and call(port, "/api/turns") == []
+    save(page, tmp_path, "phone-no-camera-time-up.png")
+    page.click("#unseen-played")
+    current_is(page, "Ben")
+    assert page.locator("#last-turn-text").inner_text() == \
+        "Last turn, Ann: time is up: placed 1 tile (not checked: no camera saw the table)"

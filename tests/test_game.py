@@ -15,7 +15,7 @@ from rules.game_state import Action, DrawSource, GameError, Status, Step, table_
 from rules.game_tally import call_rummikub, cancel_tally, confirm_tally, read_rack, score_sheet, undo_last_hand
 from rules.game_turns import change_rules, draw, end_turn, start_game, table_restored, time_out, undo_draw
 from rules.options import find_variant
-from rules.tiles import Color, Tile, parse_table, parse_tiles
+from rules.tiles import ALL_FACES, Color, Tile, parse_table, parse_tiles
 
 
 def T(text: str):
@@ -145,6 +145,11 @@ class RandomPlay(RuleBasedStateMachine):
     def playing(self):
         return self.game is not None and self.game.status is Status.PLAYING and self.game.restore is None
 
+    def discard_tile(self, table):
+        """A tile the box still has beside the discard piles and ``table`` (a third K1 is refused)."""
+        seen = list(self.game.discards) + [t for s in table for t in s]
+        return next(t for t in ALL_FACES if seen.count(t) < 2 and t != self.game.trump)
+
     @rule(k=st.integers(0, len(RUNS) - 1), seconds=st.floats(0, 50))
     @precondition(lambda self: self.playing())
     def play_a_run(self, k, seconds):
@@ -159,7 +164,7 @@ class RandomPlay(RuleBasedStateMachine):
         after = self.table + (run,)
         seat = g.turn.seat
         before_count = g.seats[seat].rack_count
-        discard = Tile.parse("K1") if g.options.flow.draw_then_discard else None  # 004_*: every turn discards
+        discard = self.discard_tile(after) if g.options.flow.draw_then_discard else None  # 004_*: every turn discards
         if before_count < len(run) + (discard is not None):
             return  # too few tiles left for the run (and the discard)
         new, rec, verdict = end_turn(g, after, self.now, discard=discard)
@@ -179,9 +184,9 @@ class RandomPlay(RuleBasedStateMachine):
         self.now += seconds
         if g.turn.step is Step.DRAW:
             g = draw(g, DrawSource.POOL)
-            discard = Tile.parse("K1")
+            discard = self.discard_tile(self.table)
         else:
-            discard = Tile.parse("K1") if g.turn.step is Step.MELD else None
+            discard = self.discard_tile(self.table) if g.turn.step is Step.MELD else None
         new, rec, _ = end_turn(g, self.table, self.now, discard=discard)
         assert rec is not None and new.turn.seat == g.step_from(seat)
         self.game = new
@@ -208,6 +213,27 @@ class RandomPlay(RuleBasedStateMachine):
         assert new.turn.table_before == self.table
         self.game = new
 
+    @rule(seen=st.booleans())
+    @precondition(lambda self: self.playing() and self.game.pool > 0)
+    def run_out_of_time_on_a_good_table(self, seen):
+        """Sabra, seen: the clock ends the turn.  Otherwise it stops, and the turn ends as the players
+        finish it: with no camera End turn says what it did, and every American turn discards."""
+        g = self.game
+        self.now = g.turn.clock.since + 61 - g.turn.clock.spent
+        new, rec = time_out(g, self.table, self.now, seen=seen)
+        if rec is not None:
+            assert seen and not g.options.flow.draw_then_discard and new.turn.seat == g.step_from(g.turn.seat)
+            self.game = new
+            return
+        assert new.turn.time_up is not None and new.turn.clock.paused and new.turn.seat == g.turn.seat
+        assert new.tiles_out(self.table) == new.options.box.size and from_dict(to_dict(new)) == new
+        assert time_out(new, self.table, self.now + 100) is None  # it waits, the clock stopped
+        discard = self.discard_tile(self.table) if g.options.flow.draw_then_discard else None
+        self.now += 1
+        done, rec, _ = end_turn(new, self.table, self.now, discard=discard)
+        assert rec.action is Action.TIMEOUT and done.turn.seat == g.step_from(g.turn.seat)
+        self.game = done
+
     @rule(seconds=st.floats(0, 100))
     @precondition(lambda self: self.game is not None and self.game.restore is not None)
     def put_table_back(self, seconds):
@@ -225,7 +251,7 @@ class RandomPlay(RuleBasedStateMachine):
             if g.turn.step is Step.DRAW and not pool_empty:
                 g = draw(g, DrawSource.POOL)
             if g.turn.step is Step.MELD:
-                discard = Tile.parse("K1")
+                discard = self.discard_tile(self.table)
         g, rec, verdict = call_rummikub(g, self.table, self.now, pool_empty=pool_empty, discard=discard, count_checked=True)
         assert verdict.legal and (rec is not None or pool_empty)
         left = {s.name: (Tile(Color(i), numbers[i]),) for i, s in enumerate(g.seats)}  # one tile each, all distinct

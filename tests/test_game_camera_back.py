@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
-
 from rules.game_codec import from_dict, to_dict
 from rules.game_deal import start_hand
 from rules.game_state import NOT_JUDGED, Action, Status
@@ -99,11 +97,15 @@ def test_nothing_is_taken_outside_play_or_while_a_table_is_put_back():
     assert table_found(None, (), 7.0) is None
 
 
-@pytest.mark.parametrize("seen, unseen", [(True, False), (False, True)])
-def test_a_time_out_no_camera_saw_leaves_the_next_turn_s_table_unseen(seen, unseen):
-    """Nobody said what the timed-out turn did: tiles may lie there that the game does not know of."""
-    g, rec = time_out(sabra(limit=30), (), 31.0, seen=seen)
-    assert rec.action is Action.TIMEOUT and g.current.name == "Ben" and g.turn.unseen is unseen
+def test_a_time_out_no_camera_saw_waits_for_the_players_to_say_what_the_turn_did():
+    """Nobody knows whether the timed-out turn laid tiles: the clock stops and the players say; tiles they
+    say were placed leave the next turn's table unseen."""
+    g, rec = time_out(sabra(limit=30), (), 31.0)
+    assert rec.action is Action.TIMEOUT and g.current.name == "Ben" and not g.turn.unseen
+    g, rec = time_out(sabra(limit=30), (), 31.0, seen=False)
+    assert rec is None and g.current.name == "Ann" and g.turn.time_up is not None and g.turn.clock.paused
+    g, rec = end_turn_unseen(g, 40.0, 3)
+    assert rec.action is Action.UNCHECKED and g.current.name == "Ben" and g.turn.unseen
 
 
 def test_the_next_hand_starts_from_a_known_empty_table():

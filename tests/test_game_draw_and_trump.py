@@ -50,9 +50,10 @@ def test_the_clock_runs_on_through_a_draw_taken_back():
     since, spent = g.turn.clock.since, g.turn.clock.spent
     back = undo_draw(draw(g, DrawSource.DISCARD), ())
     assert (back.turn.clock.since, back.turn.clock.spent) == (since, spent) and not back.turn.clock.paused
-    # the turn is at its draw again: a time-out with nothing placed draws a tile, as before any draw
+    # the turn is at its draw again: a time-out draws the tile it owes, as before any draw, and waits for
+    # the discard
     out, rec = time_out(back, (), since + 61)
-    assert rec.player == "Ann" and out.seats[0].rack_count == g.seats[0].rack_count + 1
+    assert rec is None and out.current.name == "Ann" and out.seats[0].rack_count == g.seats[0].rack_count + 1
 
 
 def test_then_the_right_draw():

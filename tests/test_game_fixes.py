@@ -67,7 +67,8 @@ def test_rules_chosen_while_dealing_outlive_the_hand_taken_back():
     reopened with the rules of before); they now stay chosen, for the next hand, and survive a restart."""
     g = scored_sabra_hand(now=10.0)
     g = change_rules(g, g.options.replace(initial_meld=50, turn_time_limit=90))
-    assert g.status is Status.DEALING and g.pending.initial_meld == 50
+    assert g.status is Status.DEALING and g.pending is None  # the hand dealt has not started: it takes them
+    assert g.options.initial_meld == 50 and g.turn.clock.limit == 90
     back = undo_last_hand(g, 20.0)
     assert back.status is Status.TALLY and back.options.initial_meld == 30  # the hand counted again: as played
     assert (back.pending.initial_meld, back.pending.turn_time_limit) == (50, 90)
@@ -193,7 +194,7 @@ def test_a_named_winner_or_the_pool_running_out_logs_no_empty_turn():
     g, _, _ = end_turn(g, T("R10 R11 R12"), 10.0)
     tally, rec, verdict = call_rummikub(g, T("R10 R11 R12"), 11.0, winner="Ann", count_checked=True)
     assert rec is None and verdict.legal and tally.tally.winner == "Ann"
-    tally, rec, _ = call_rummikub(g, T("R10 R11 R12"), 11.0, pool_empty=True)
+    tally, rec, _ = call_rummikub(g, T("R10 R11 R12"), 11.0, pool_empty=True, count_checked=True)
     assert rec is None and tally.tally.winner is None
 
 
@@ -284,7 +285,7 @@ def test_a_winner_in_the_american_family_draws_first():
     g = start_game(["Ann", "Ben"], find_variant("american"), 0.0)
     with pytest.raises(GameError, match="draw first"):
         call_rummikub(g, (), 1.0, count_checked=True)
-    t, rec, _ = call_rummikub(g, (), 1.0, pool_empty=True)  # the pool ran out before Ann's draw
+    t, rec, _ = call_rummikub(g, (), 1.0, pool_empty=True, count_checked=True)  # the pool ran out before Ann's draw
     assert rec is None and t.status is Status.TALLY
 
 

@@ -43,12 +43,13 @@ def test_the_last_turn_keeps_the_tile_it_discarded(rules):
 
 
 def test_only_a_discard_is_named():
-    """Sabra has no discards (one sent along is not kept); a time-out ends a turn with none."""
+    """Sabra has no discards (one sent along is not kept); an American time-out ends with the discard."""
     g, _, _ = end_turn(start_game(["Ann", "Ben"], find_variant("sabra"), 0.0), (), 1.0, discard=Tile.parse("R7"))
     assert g.last.action == "draw" and g.last.discard is None
     g = start_game(["Al", "Bo"], find_variant("american", turn_time_limit=30), 0.0)
     g, _ = time_out(draw(g, DrawSource.POOL), (), 31.0)
-    assert g.last.action == "timeout" and g.last.discard is None
+    g, _, _ = end_turn(g, (), 40.0, discard=Tile.parse("R7"))
+    assert g.last.action == "timeout" and g.last.discard == Tile.parse("R7")
 
 
 def test_a_game_saved_before_the_last_turn_named_its_discard_still_loads():

@@ -49,8 +49,8 @@ def test_a_player_the_count_says_is_out_may_call_rummikub():
     done, _, _ = call_rummikub(g, T("K5 K6 K7 K8 K9 K10"), 3.0)  # places his last 6
     assert done.status is Status.TALLY and done.tally.winner == "Cid"
     assert call_rummikub(holding(g, "Ann", 0), (), 3.0, winner="Ann")[0].tally.winner == "Ann"
-    # the pool running out names no winner: nobody's count matters
-    assert call_rummikub(g, (), 3.0, pool_empty=True)[0].status is Status.TALLY
+    # the pool running out names no winner: nobody's rack count matters (the pool's is asked about)
+    assert call_rummikub(g, (), 3.0, pool_empty=True, count_checked=True)[0].status is Status.TALLY
     with pytest.raises(GameError, match="1 tile:"):
         call_rummikub(holding(g, "Cid", 7), T("K5 K6 K7 K8 K9 K10"), 3.0)
 

@@ -136,7 +136,8 @@ def test_only_an_international_winner_has_a_win_to_enter():
         set_tally_win(sabra, win="closed")
     assert win_entered(sabra) == {}
     g = start_game(["Ann", "Ben"], find_variant("international"), 0.0)
-    g, _, _ = call_rummikub(g, (), 1.0, pool_empty=True, discard=Tile.parse("K3"))  # Ann drew the last tile
+    g, _, _ = call_rummikub(g, (), 1.0, pool_empty=True, discard=Tile.parse("K3"),
+                            count_checked=True)  # Ann drew the last tile
     with pytest.raises(GameError, match="nobody went out \\(the pool ran out\\), so there is no win to enter"):
         set_tally_win(g, win="open")
     assert win_entered(g) == {}

@@ -116,8 +116,13 @@ def test_a_time_out_no_camera_saw_leaves_the_next_table_to_be_found(app, client,
     camera_out(live, app)
     clock.advance(31)
     tick(app)
-    g = state(client)["game"]
-    assert g["last"]["action"] == "timeout" and g["current"] == "Ben" and g["turn"]["unseen"]
+    g = state(client)["game"]  # nobody saw what Ann did: the clock stops and the players say it
+    assert g["current"] == "Ann" and g["turn"]["time_up"] and g["clock"]["time_up"] and not g["clock"]["running"]
+    res = client.post("/api/turn/unseen", json={"placed": 3})
+    assert res.status_code == 200, res.get_json()
+    g = res.get_json()["state"]["game"]
+    assert g["last"]["action"] == "unchecked" and g["current"] == "Ben" and g["turn"]["unseen"]
+    assert g["last"]["note"] == "time is up: placed 3 tiles (not checked: no camera saw the table)"
     live.set_table("K9 B9 O9")  # Ann had laid her group before the time ran out
     camera_back(app, live, clock)
     assert state(client)["game"]["turn"]["found"] == ["K9", "B9", "O9"]
@@ -151,12 +156,15 @@ def ann_melds_then_the_camera_dies(client, app, live, clock):
 
 
 def test_with_the_camera_out_a_time_out_is_judged_on_the_game_s_table(app, client, live, clock):
-    """A dead camera sees no tile: Ben's time running out is a draw, not an "illegal table" penalty for
-    taking Ann's meld away."""
+    """A dead camera sees no tile: Ben's time running out is no "illegal table" penalty for taking Ann's
+    meld away; nobody saw what he did, so the players say it (here: he drew)."""
     ann_melds_then_the_camera_dies(client, app, live, clock)
     clock.advance(61)
     tick(app)
     g = state(client)["game"]
+    assert g["current"] == "Ben" and g["restore"] is None and g["turn"]["time_up"]
+    assert g["players"][1]["rack_count"] == 14 and g["players"][1]["penalties"] == 0
+    g = client.post("/api/turn/end", json={}).get_json()["state"]["game"]
     assert g["current"] == "Ann" and g["restore"] is None
     ben = g["players"][1]
     assert ben["rack_count"] == 15 and ben["penalties"] == 0, ben

@@ -19,7 +19,7 @@ def live():
 
 def second_round(client, clock, rules="american"):
     """Al and Bo have each drawn from the pool and discarded (Bo K3): Al's turn, at its draw."""
-    start(client, ["Al", "Bo"], rules=rules, options={"turn_time_limit": 60})
+    start(client, ["Al", "Bo"], rules=rules, options={"turn_time_limit": 60}, trump="R7")
     for discard in ("K1", "K3"):
         if state(client)["game"]["turn"]["phase"] == "draw":
             assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200

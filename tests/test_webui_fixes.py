@@ -149,7 +149,9 @@ def test_taking_over_the_demo_stops_the_recording_and_judges_nothing_of_it(tmp_p
     live.set_table("R10 R11 R12 | B4 B5 | K1 K2")  # the recording goes on changing: nobody sees it
     clock.advance(61)
     companion.tick()
-    g = state(client)["game"]
+    g = state(client)["game"]  # nobody sees what Zoe did: the players say it (Drew a tile)
+    assert g["current"] == "Zoe" and g["turn"]["time_up"] and g["restore"] is None
+    g = client.post("/api/turn/end", json={}).get_json()["state"]["game"]
     assert g["current"] == "Yan" and g["restore"] is None
     assert g["last"]["note"] == "time is up with nothing placed: draws a tile"
     assert g["players"][0]["penalties"] == 0 and g["last"]["verdict"]["placed"] == []
@@ -380,7 +382,7 @@ def test_rules_saved_while_dealing_stay_when_the_hand_is_taken_back(client, live
     start(client, ["Ann", "Ben"])
     score_a_hand(client, live, "Ann", {"Ben": "K5"})
     res = client.post("/api/settings", json={"options": {"initial_meld": 50}})
-    assert res.status_code == 200 and res.get_json()["applies"] == "from the next hand"
+    assert res.status_code == 200 and res.get_json()["applies"] == "now"  # hand 2 has not started
     g = client.post("/api/tally/undo").get_json()["game"]
     assert g["status"] == "tally" and g["pending"] == "Sabra rules, 50-point first meld, 60 s a turn"
     res = client.post("/api/tally/confirm", json={"racks": {"Ben": "K7"}})

@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 
 from test_webui_fixes import demo_app, start, state
-from webui.app import create_app
-from webui.companion import UnavailableLive
 from webui.session import PRESS_GUARD_S
 from webui_fakes import FakeLive
 
@@ -36,16 +34,6 @@ def test_a_sabra_turn_names_no_discard(client):
 
 
 # --- with no camera the players say what a turn placed -----------------------------------
-
-@pytest.fixture
-def no_camera(tmp_path, clock):
-    """The app whose camera cannot start (UnavailableLive), as ``serve --source 0`` with no webcam."""
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "n.sqlite3"),
-                      "LIVE": UnavailableLive("cannot open source '0': no such camera"), "TICKER": False,
-                      "NOW": clock})
-    yield app.test_client()
-    app.extensions["companion"].session.store.close()
-
 
 def test_a_demo_taken_over_records_the_tiles_a_sabra_turn_placed(tmp_path, clock):
     """NoCamera: the table is always the turn's own, so End turn alone could only ever draw."""

@@ -18,7 +18,7 @@ def live():
 # --- 1: a press a moment after another press ended the turn ---------------------------
 
 @pytest.mark.parametrize("url, extra", [("/api/turn/end", {}), ("/api/pass", {}),
-                                        ("/api/rummikub", {"pool_empty": True})])
+                                        ("/api/rummikub", {"pool_empty": True, "count_checked": True})])
 @pytest.mark.parametrize("named", [True, False])
 def test_a_press_a_moment_after_a_turn_ended_is_taken_for_that_turn(client, clock, url, extra, named):
     """Phone B presses 20-300 ms after phone A (it already shows Ben's turn), or one phone is tapped twice

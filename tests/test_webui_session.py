@@ -262,7 +262,7 @@ def test_winner_rack_must_be_empty(tmp_path, clock):
 
 def test_pool_exhausted_lowest_rack_wins(tmp_path, clock):
     s = new_session(tmp_path, clock)
-    s.call_rummikub([], pool_empty=True)
+    s.call_rummikub([], pool_empty=True, count_checked=True)
     result = s.confirm_tally({"Ann": "R3", "Ben": "R10", "Cid": "K5 K6"})
     # seed 004: each loses the difference to the lowest count; the winner takes the sum
     assert result == {"hand": 1, "winner": "Ann", "scores": {"Ann": 15, "Ben": -7, "Cid": -8}}

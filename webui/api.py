@@ -418,6 +418,8 @@ def settings():
         if applies == NEW_GAMES_ONLY:
             message = (f"Saved for new games; the game on the table keeps {game.options.scoring.capitalize()} "
                        "scoring: a game keeps its scoring method on every hand.")
+        elif game is not None and game.status is Status.DEALING:
+            message = f"Saved: hand {game.hand} has not started, so it plays these rules."
         elif game is not None:
             message = "Saved. " + change_words(game, s.game)
         else:

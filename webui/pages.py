@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template
 
+from rules.game_state import Status
 from rules.options import OPTION_DOCS, VARIANTS
 from webui.api import game_arg
 from webui.labels import RULEBOOKS, option_fields
@@ -79,4 +80,5 @@ def settings():
     return render_template("settings.html", fields=option_fields(s.options), variants=list(VARIANTS),
                            books=RULEBOOKS, hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,
+                           waiting=game.hand if game and game.status is Status.DEALING else None,
                            docs=OPTION_DOCS)

@@ -267,16 +267,17 @@ class GameSession:
         g, now = self.game, self.now()
         if g is None:
             return {"limit": self.options.turn_time_limit, "elapsed": 0.0, "remaining": None, "running": False,
-                    "paused": False, "expired": False}
+                    "paused": False, "expired": False, "time_up": False}
         c = g.turn.clock
         if g.status is Status.FINISHED:  # the clock is off for good, not paused
             return {"limit": c.limit, "elapsed": round(c.elapsed(now), 2), "remaining": None, "running": False,
-                    "paused": False, "expired": False}
+                    "paused": False, "expired": False, "time_up": False}
         left = c.remaining(now)
         running = g.status is Status.PLAYING and not c.paused
+        # time_up: the clock ran out and stopped; the turn waits for the players to finish it
         return {"limit": c.limit, "elapsed": round(c.elapsed(now), 2),
                 "remaining": None if left is None else round(left, 2), "running": running,
-                "paused": c.paused, "expired": c.expired(now)}
+                "paused": c.paused, "expired": c.expired(now), "time_up": g.turn.time_up is not None}
 
     def games(self) -> list[dict]:
         """Games to resume or browse, newest first; ``game_name`` names the rules ("Israeli");
@@ -296,9 +297,10 @@ class GameSession:
 
     # settings ---------------------------------------------------------------------
     def set_options(self, options: RuleOptions) -> str:
-        """Rules for new games; a game in progress takes them from its next hand.  Says which: "now",
-        "from the next hand", or ``NEW_GAMES_ONLY`` when the game on the table keeps its scoring method
-        (rules.game_turns.change_rules refuses that change; the rules are still saved for new games)."""
+        """Rules for new games; a game in progress takes them from its next hand (a hand dealt and not
+        started is that hand: it takes them at once).  Says which: "now", "from the next hand", or
+        ``NEW_GAMES_ONLY`` when the game on the table keeps its scoring method (rules.game_turns.change_rules
+        refuses that change; the rules are still saved for new games)."""
         with self._lock:
             game = self.open_game  # a finished game keeps its rules: these are for the next game
             kept = game is not None and not same_scoring(options, game.options)
@@ -380,7 +382,7 @@ class GameSession:
             self._leave()
             self.game_id, self.game = game_id, game
             self.snapshot_jpeg = self.store.snapshot(game_id)
-            if game.status is Status.PLAYING and game.restore is None:
+            if game.status is Status.PLAYING and game.restore is None and game.turn.time_up is None:
                 self._commit(replace(game, turn=replace(game.turn, clock=game.turn.clock.resume(self.now()))))
             self._bump()
 
@@ -452,8 +454,9 @@ class GameSession:
         self._ended = (self.turn_id(), g.current.name, self.now())
 
     def tick(self, table: Table, picture: bytes | None = None, *, seen: bool = True) -> None:
-        """Called often: when the clock has run out, end the turn by the time-limit rules (``seen``
-        False: no camera sees ``table``, so the next turn's table is not known)."""
+        """Called often: when the clock has run out, end the turn by the time-limit rules, or stop it
+        where the players finish the turn (``seen`` False: no camera sees ``table``, so End turn asks
+        what the turn did; American and International: the discard)."""
         with self._lock:
             if self.game is None:
                 return
@@ -461,7 +464,7 @@ class GameSession:
             if out is None:
                 return
             new, record = out
-            self._commit(new, record=record, snapshot=KEEP if new.restore else picture)
+            self._commit(new, record=record, snapshot=KEEP if new.restore or record is None else picture)
 
     def take_found_table(self, table: Table, picture: bytes | None = None) -> None:
         """The camera is back and sees ``table`` held still: a turn that followed turns no camera saw

@@ -85,6 +85,9 @@ def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
 
 
 PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
+# the turn's time is up and it waits for the players (rules.game_turns.time_out): what finishes it
+TIME_UP = {Step.PLAY: "time is up: say what the turn did", Step.DRAW: "time is up: the pool is empty, press Pool empty",
+           Step.MELD: "time is up: discard now"}
 
 
 def rules_name(o: RuleOptions) -> str:
@@ -122,7 +125,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "players": players,
         "current": game.current.name,
         "hand": game.hand,
-        "turn": {"id": f"{game_id}.{game.hand}.{t.number}", "number": t.number, "phase": t.step.value, "phase_words": PHASES[t.step],
+        "turn": {"id": f"{game_id}.{game.hand}.{t.number}", "number": t.number, "phase": t.step.value,
+                 "phase_words": (TIME_UP if t.time_up else PHASES)[t.step], "time_up": t.time_up is not None,
                  "drew": None if t.drew is None else {"source": t.drew.source.value,
                                                        "tile": t.drew.tile.code if t.drew.tile else None},
                  "attempt": verdict_json(t.attempt, game.current.name), "has_snapshot": snapshot,
@@ -156,6 +160,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         # once finished: the game's winner by its own winning rule (None for a tie or no hand scored)
         "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,
         "pending": None if game.pending is None else rules_words(game.pending),
+        "rules": rules_words(game.options),  # the rules in words, for the hand waiting for its start
         "hint": hint,
         "storage_error": storage_error,
     }

@@ -20,6 +20,7 @@ const winSaving = { win: 0, joker: 0 };
 const unsent = new Map();
 let busy = false;  // a press is being answered: every button waits, so a double press is one press
 let unseenFor = null;  // with no camera: the turn whose End turn asks what it did (the choice is open)
+let timeUpAsked = null;  // with no camera: the turn whose time-out opened that question by itself
 
 // ---------- helpers ----------
 function el(tag, attrs = {}, ...children) {
@@ -69,17 +70,21 @@ function setEl(set) {
 }
 
 // "Rummikub!" from a player who by the companion's count still holds tiles is refused with
-// `still_holds`; the count can be wrong (a missed meld, no camera), so the players may insist.
+// `still_holds`, "Pool empty" with tiles in the pool by its count with `pool_left`; the count can be
+// wrong (a missed meld, no camera, a draw nobody pressed), so the players may insist.
 function countWrong(data) {
-  const held = data.still_holds;
-  if (!held) return null;
-  const tiles = held.tiles === 1 ? "1 tile" : `${held.tiles} tiles`;
+  const held = data.still_holds, left = data.pool_left;
+  if (!held && !left) return null;
+  const n = (held || left).tiles;
+  const tiles = n === 1 ? "1 tile" : `${n} tiles`;
   // with no camera the count cannot see the tiles laid to go out: every right finish lands here, so it is
   // not worded as an error
-  const words = noCamera(state)
-    ? `No camera sees the table, so the count knows only the tiles said to be placed, not those laid to go ` +
-      `out: by it, ${held.player} still holds ${tiles}. Call Rummikub! if ${held.player}'s rack is empty.`
-    : `By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`;
+  const words = left
+    ? `By the count, ${tiles} ${n === 1 ? "is" : "are"} still in the pool. Call Pool empty anyway?`
+    : noCamera(state)
+      ? `No camera sees the table, so the count knows only the tiles said to be placed, not those laid to go ` +
+        `out: by it, ${held.player} still holds ${tiles}. Call Rummikub! if ${held.player}'s rack is empty.`
+      : `By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`;
   return confirm(words) ? { count_checked: true } : null;
 }
 
@@ -189,6 +194,7 @@ function drawClock() {
     c.classList.add("idle");
     if (b.finished) { c.textContent = "--:--"; caption.textContent = "game over"; }
     else if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : "--:--"; caption.textContent = "waits for the start"; }
+    else if (b.time_up) { c.textContent = fmt(0); caption.textContent = "time is up"; }
     else if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
     else { c.textContent = "--:--"; caption.textContent = "clock stopped"; }
     return;
@@ -236,7 +242,7 @@ function render(s) {
     `${g.game_name} · finished after ${scored} hand${scored === 1 ? "" : "s"}` + (length ? ` · ${length}` : "") :
     `${g.game_name} · ${length} · turn ${g.turn.number}` +
     (g.turn.phase !== "play" ? ` · ${g.turn.phase_words}` : "") + (g.trump ? ` · trump ${g.trump}` : "") +
-    (g.pending ? ` · next hand: ${g.pending}` : "");
+    (g.pending ? ` · next hand: ${g.pending}` : "") + (g.status === "dealing" ? ` · this hand: ${g.rules}` : "");
   $("storage-banner").hidden = !g.storage_error;
   $("storage-banner").textContent = g.storage_error || "";
   renderDemo(s.demo);
@@ -296,9 +302,10 @@ function renderButtons(g) {
   const drew = playing && g.turn.phase === "meld" ? g.turn.drew : null;
   $("drawn-controls").hidden = !drew;
   $("drawn-text").textContent = drew ? drawnWords(drew) : "";
-  $("undo-draw").disabled = busy || !drew || restoring;
+  $("undo-draw").disabled = busy || !drew || restoring || g.turn.time_up;  // time is up: the draw stands
+  // at the draw an empty pool ends the hand (the server asks when its count says tiles are left)
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
-    $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub");
+    $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub" && id !== "pool-empty");
   document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
   document.querySelectorAll("#unseen button").forEach((b) => { b.disabled = busy; });
   $("dealing").hidden = !dealing;
@@ -333,6 +340,10 @@ function noCamera(s) { return !!(s.camera && !s.camera.ok) || unseenTurn(s); }
 
 function renderUnseen(s) {
   const g = s.game || {};
+  if (g.status === "playing" && g.turn.time_up && noCamera(s) && timeUpAsked !== g.turn.id) {
+    timeUpAsked = g.turn.id;  // the clock ran out on a turn nobody saw: it asks by itself, once
+    openUnseen(g);
+  }
   const open = unseenFor !== null && g.status === "playing" && !g.restore && noCamera(s) &&
     g.turn.phase !== "draw" && g.turn.id === unseenFor;
   if (!open) unseenFor = null;
@@ -341,8 +352,8 @@ function renderUnseen(s) {
   const me = g.players.find((p) => p.current) || { rack_count: 14 };
   const meld = g.turn.phase === "meld";  // the turn ends with a discard
   $("unseen-who").textContent = g.current;
-  $("unseen-why").textContent = s.camera.ok ? "The camera is back but has not taken the table yet:"
-                                            : "No camera sees the table:";
+  $("unseen-why").textContent = (g.turn.time_up ? "Time is up. " : "") +
+    (s.camera.ok ? "The camera is back but has not taken the table yet:" : "No camera sees the table:");
   $("unseen-drew").textContent = meld ? "Only discarded" : "Drew a tile";
   $("unseen-tiles-field").hidden = !me.rack_typed;
   // the most a turn can place without emptying the rack (that is Rummikub!)
@@ -892,7 +903,7 @@ async function press(action, target) {
     case "undo-draw": return post("/api/turn/draw/undo", { ...turn });
     // American and International: the winner's final discard, typed in the discard box
     case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong);
-    case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn });
+    case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn }, countWrong);
     case "read-rack": {
       $("tally-error").hidden = true;
       const r = await post("/api/tally/read", { player: target.dataset.player, ...turn });
