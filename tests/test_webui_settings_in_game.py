@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 from types import SimpleNamespace
 
 import pytest
 
+from rules.options import find_variant
 from test_webui_finish import finish, score_a_hand, start, state
 from webui_fakes import FakeLive
 
@@ -133,3 +135,78 @@ def test_refusals_name_the_players_and_the_game_id(client):
         said = html.unescape(res.get_data(as_text=True))
         assert res.status_code == 400 and "game must be a game's number" in said and "not 'abc'" in said, url
     assert client.get("/scores?game=99").status_code == 404
+
+
+# Settings and New game as played on phones: the rules shown are those a save changes, the rulebook named is
+# the one in force, a rulebook's own length comes with it, and Israeli scoring takes no target score
+
+class RulesForm(HTMLParser):
+    """What the Settings form would send, read from the page as a browser fills it in: every option as
+    shown (a named value ticked, "players" rounds, instead of its number) and the rulebook selected."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.options: dict = {}
+        self.rulebook: str | None = None
+        self._select: dict | None = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "select":
+            self._select = a
+        elif tag == "option" and self._select is not None and "selected" in a:
+            self._take(self._select, a["value"])
+        elif tag == "input" and a.get("data-type"):
+            self._take(a, a.get("value", ""))
+        elif tag == "input" and a.get("data-named-for") and "checked" in a:
+            self.options[a["data-named-for"]] = a["value"]
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+
+    def _take(self, field: dict, value: str) -> None:
+        kind, name = field.get("data-type"), field.get("name")
+        if name == "rules":
+            self.rulebook = value
+        elif kind == "bool":
+            self.options[name] = value == "true"
+        elif kind and kind.startswith("int"):
+            self.options.setdefault(name, None if value == "" else int(value))
+        elif kind:
+            self.options[name] = value
+
+
+def test_settings_show_the_rules_of_the_game_resumed_and_a_save_keeps_them(client):
+    """An American game to 100 points made 100 the Settings; the open-ended game resumed after it showed
+    "100" on Settings, and "Save rules" (only the hints box changed) made it "first to 100".  Settings now
+    shows the rules of the game on the table, so saving the fields as shown changes nothing in it."""
+    start(client, PLAYERS, rules="american")
+    earlier = state(client)["game"]["id"]
+    start(client, ("Ann", "Ben"), rules="american", options={"target_score": 100})
+    assert client.post(f"/api/games/{earlier}/resume").status_code == 200
+    form = RulesForm(client.get("/settings").get_data(as_text=True))
+    assert form.options["target_score"] is None and form.options["game"] == "american"
+    res = client.post("/api/settings", json={"options": form.options, "hint": True})
+    assert res.status_code == 200, res.get_json()
+    assert res.get_json()["message"] == "Saved. Nothing changes for the game on the table: it already plays these rules."
+    g = state(client)["game"]
+    assert g["length"]["target"] is None and g["length"]["words"] == "hand 1" and g["pending"] is None
+    # one field changed alone changes that field of the game's rules, not the rules last saved for new games
+    res = client.post("/api/settings", json={"options": {"rounds": 2}})
+    assert state(client)["game"]["length"]["words"] == "round 1 of 2 · hand 1 of 3"
+    assert res.get_json()["form"]["target_score"] is None and res.get_json()["form"]["rounds"] == 2
+
+
+def test_settings_over_the_recorded_demos_game_show_the_rules_for_new_games(app, client):
+    """The recorded demo's own game is nobody's (New game replaces it without a word): Settings shows the
+    rules saved for the players' games, not the recording's Sabra."""
+    assert client.post("/api/settings", json={"rules": "american"}).status_code == 200
+    companion = app.extensions["companion"]
+    companion.session.start_game(list(PLAYERS), options=find_variant("sabra"), remember=False)
+    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True)
+    page = client.get("/settings").get_data(as_text=True)
+    assert RulesForm(page).options["game"] == "american" and "These rules apply to the next game." in page
+    companion.demo = None  # taken over: the game is the players', and Settings shows its rules
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).options["game"] == "sabra"

@@ -89,13 +89,14 @@ def finish_game():
     return jsonify(c.state_json())
 
 
-def _options_from(data: dict) -> RuleOptions | None:
-    """Rules from ``{"rules": "american", "options": {...}}`` (either may be left out)."""
+def _options_from(data: dict, base: RuleOptions | None = None) -> RuleOptions | None:
+    """Rules from ``{"rules": "american", "options": {...}}`` (either may be left out); ``options`` alone
+    change ``base`` (default: the rules for new games)."""
     name = field(data, "rules", str)
     overrides = field(data, "options", dict, {})
     if name is None and not overrides:
         return None
-    base = find_variant(name) if name else companion().session.options
+    base = find_variant(name) if name else (base or companion().session.options)
     return base.replace(**overrides) if overrides else base
 
 
@@ -396,12 +397,13 @@ def settings():
     ``"confirm": true``: the 409 carries ``ask``, the question in words with
     what would change and when.  ``message`` says what the save changed, and
     ``pending`` the rules waiting for the next hand, so that a page shows what
-    was saved, not what it sent.
+    was saved, not what it sent; ``form`` the rules the form shows now (the
+    game's in play, else ``options``, those for new games).
     """
     data = body()
     c = companion()
     s = c.session
-    options = _options_from(data)
+    options = _options_from(data, s.settings_rules)  # what the form shows: the game's rules in play
     applies = message = None
     if options is not None:
         game = s.open_game  # a finished game's rules are its own: these are for the next game
@@ -428,7 +430,8 @@ def settings():
     if hint is not None:
         s.set_hint(hint)
     game = s.open_game
-    return jsonify(options=s.options.to_dict(), hint=s.hint_enabled, applies=applies, message=message,
+    return jsonify(options=s.options.to_dict(), form=s.settings_rules.to_dict(), hint=s.hint_enabled,
+                   applies=applies, message=message,
                    pending=rules_words(game.pending) if game is not None and game.pending else None)
 
 

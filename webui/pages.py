@@ -63,8 +63,7 @@ def replaces_words(c) -> str | None:
     on the table leaves it (it is kept, to resume).  None with no game in play, a finished one, or the
     recorded demo's own game (nobody's: it is replaced without a word)."""
     g = c.session.open_game
-    demo = c.demo
-    if g is None or (demo is not None and demo.driving and demo.owns_table()):
+    if g is None or demo_table(c):
         return None
     names = list(g.names)
     who = f"{', '.join(names[:-1])} and {names[-1]}"
@@ -72,11 +71,22 @@ def replaces_words(c) -> str | None:
             "resume it from Earlier games on this page.")
 
 
+def demo_table(c) -> bool:
+    """The recorded demo plays its own game: nobody's, so the forms treat the table as free."""
+    demo = c.demo
+    return demo is not None and demo.driving and demo.owns_table()
+
+
 @bp.get("/settings")
 def settings():
-    s = companion().session
-    game = s.open_game  # a finished game takes no more rules: those set here are for the next game
-    return render_template("settings.html", fields=option_fields(s.options), variants=list(VARIANTS),
+    """The rules a save changes: the game's in play (a resumed game's own, not those saved for new games
+    since), else those for new games."""
+    c = companion()
+    s = c.session
+    # a finished game takes no more rules, nor does the demo's own: those set here are for the next game
+    game = None if demo_table(c) else s.open_game
+    shown = s.settings_rules if game is not None else s.options
+    return render_template("settings.html", fields=option_fields(shown), variants=list(VARIANTS),
                            books=RULEBOOKS, hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,
                            docs=OPTION_DOCS)

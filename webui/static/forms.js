@@ -98,15 +98,15 @@ async function submit(form) {
   const ok = document.getElementById("form-ok");
   ok.textContent = reply.data.message || "Saved.";
   ok.hidden = false;
-  if (reply.data.options) showSaved(reply.data);
+  if (reply.data.form) showSaved(reply.data);
   return false;
 }
 
-// after a save, Settings shows the rules saved (a rulebook picked sets many): never what was sent, so a
-// stale field cannot be saved again by the next "Save rules"
+// after a save, Settings shows the rules saved (a rulebook picked sets many; during a game, the game's): never
+// what was sent, so a stale field cannot be saved again by the next "Save rules"
 function showSaved(saved) {
   const form = document.getElementById("options-form");
-  for (const [name, value] of Object.entries(saved.options)) {
+  for (const [name, value] of Object.entries(saved.form)) {
     const input = form.elements[name];
     if (!input) continue;
     const box = form.querySelector(`input[data-named-for="${name}"]`);
