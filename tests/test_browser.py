@@ -1003,3 +1003,45 @@ def test_new_game_asks_before_it_replaces_the_game_in_play_on_a_phone(browser, s
     page.click("button:has-text('Start the game')")
     page.wait_for_url(url + "/")
     assert [p["name"] for p in call(port, "/api/state")["game"]["players"]] == ["Ann", "Ben"]
+
+
+# Settings and New game as played on phones: the rules of the game on the table and the book they are, the
+# answers of a save in view
+
+
+def in_view(page, selector: str) -> bool:
+    """The element is on the phone's screen as the page is scrolled now."""
+    return page.evaluate("""(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+                                      return r.height > 0 && r.top > -1 && r.bottom < window.innerHeight + 1; }""",
+                         selector)
+
+
+def test_settings_show_the_game_on_the_table_and_what_a_save_did_on_a_phone(browser, server, tmp_path):
+    """An open-ended American game resumed after one to 100 points: Settings showed 100 and "Sabra: the rule
+    leaflet", and "Save rules" made the resumed game "first to 100", its "Saved" line off-screen above."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Jo", "Kim", "Lou"], "rules": "american"})
+    earlier = call(port, "/api/state")["game"]["id"]
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "american", "options": {"target_score": 100}})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/new")
+    page.click(f"[data-resume='{earlier}']")
+    page.wait_for_url(url + "/")
+    page.goto(url + "/settings")
+    assert page.input_value("select[name=rules]") == "american" and page.input_value("#opt-target_score") == ""
+    page.check("input[name=hint]")
+    page.click("text=Save rules")
+    page.locator("#form-ok", has_text="Nothing changes for the game on the table").wait_for()
+    assert in_view(page, "#form-ok")
+    assert call(port, "/api/state")["game"]["length"]["target"] is None
+    # a house rule: the rules are no book's, and the select says so
+    page.fill("#opt-initial_meld", "30")
+    page.click("text=Save rules")
+    page.locator("#form-ok", has_text="Points the first meld needs: 30 (was 21)").wait_for()
+    assert in_view(page, "#form-ok") and page.input_value("select[name=rules]") == ""
+    assert page.locator("select[name=rules] option:checked").inner_text() == "— keep the rules below —"
+    page.click("text=Use these rules")
+    page.locator("#form-error", has_text="Pick a rulebook").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-settings-game-on-the-table.png")

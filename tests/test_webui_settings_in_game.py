@@ -199,6 +199,24 @@ def test_settings_show_the_rules_of_the_game_resumed_and_a_save_keeps_them(clien
     assert res.get_json()["form"]["target_score"] is None and res.get_json()["form"]["rounds"] == 2
 
 
+def test_the_rulebook_select_names_the_rules_in_force(client):
+    """The Rulebook select always read "Sabra: the rule leaflet..." whatever the rules were.  It names the
+    book the rules are (the table's clock and length aside), or "keep the rules below" when none is."""
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == "sabra"
+    start(client, PLAYERS, rules="american", options={"turn_time_limit": 40, "rounds": 2})
+    page = client.get("/settings").get_data(as_text=True)
+    assert RulesForm(page).rulebook == "american" and "— keep the rules below —" in page
+    res = client.post("/api/settings", json={"options": {"joker_penalty": 25}})
+    assert res.get_json()["rulebook"] is None  # American with a house rule: no book exactly
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == ""
+    res = client.post("/api/settings", json={"rules": "american", "options": TABLE})  # the book again
+    assert res.get_json()["rulebook"] == "american"
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == "american"
+    finish(client)  # the rules for the next game
+    start(client, PLAYERS, rules="israeli")
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == "israeli"
+
+
 def test_settings_over_the_recorded_demos_game_show_the_rules_for_new_games(app, client):
     """The recorded demo's own game is nobody's (New game replaces it without a word): Settings shows the
     rules saved for the players' games, not the recording's Sabra."""

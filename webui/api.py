@@ -15,7 +15,7 @@ from rules.tiles import format_tiles, parse_tiles
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant, variant_name
 from rules.game_turns import change_rules, same_scoring
 from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
-from webui.labels import changes
+from webui.labels import changes, rulebook_of
 from webui.views import change_words, preview_json, rules_words, verdict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -398,7 +398,8 @@ def settings():
     what would change and when.  ``message`` says what the save changed, and
     ``pending`` the rules waiting for the next hand, so that a page shows what
     was saved, not what it sent; ``form`` the rules the form shows now (the
-    game's in play, else ``options``, those for new games).
+    game's in play, else ``options``, those for new games) and ``rulebook`` the
+    book they are, the table's clock and length aside (null: none exactly).
     """
     data = body()
     c = companion()
@@ -430,8 +431,9 @@ def settings():
     if hint is not None:
         s.set_hint(hint)
     game = s.open_game
-    return jsonify(options=s.options.to_dict(), form=s.settings_rules.to_dict(), hint=s.hint_enabled,
-                   applies=applies, message=message,
+    shown = s.settings_rules
+    return jsonify(options=s.options.to_dict(), form=shown.to_dict(), rulebook=rulebook_of(shown),
+                   hint=s.hint_enabled, applies=applies, message=message,
                    pending=rules_words(game.pending) if game is not None and game.pending else None)
 
 

@@ -10,11 +10,10 @@ from flask import Blueprint, abort, current_app, render_template
 
 from rules.options import OPTION_DOCS, VARIANTS
 from webui.api import game_arg
-from webui.labels import RULEBOOKS, option_fields
+from webui.labels import RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
 from webui.views import rules_name, rules_words
 
 bp = Blueprint("pages", __name__)
-NEW_GAME_FIELDS = ("turn_time_limit", "rounds", "target_score")  # the options the New game form shows
 
 
 def companion():
@@ -52,7 +51,7 @@ def new_game():
     names = list(s.game.names) if s.game else c.demo_players
     # the table's own choices, filled in from Settings: a rulebook picked on the form keeps them; the
     # "As set on Settings" line leaves the clock to its own field, which the players may change here
-    fields = [f for f in option_fields(s.options) if f["name"] in NEW_GAME_FIELDS]
+    fields = [f for f in option_fields(s.options) if f["name"] in TABLE_CHOICES]
     return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
                            current=rules_words(s.options, clock=False), players=names, games=s.games(),
                            fields=fields, replaces=replaces_words(c))
@@ -80,13 +79,13 @@ def demo_table(c) -> bool:
 @bp.get("/settings")
 def settings():
     """The rules a save changes: the game's in play (a resumed game's own, not those saved for new games
-    since), else those for new games."""
+    since), else those for new games; the rulebook select names the book they are, if any."""
     c = companion()
     s = c.session
     # a finished game takes no more rules, nor does the demo's own: those set here are for the next game
     game = None if demo_table(c) else s.open_game
     shown = s.settings_rules if game is not None else s.options
     return render_template("settings.html", fields=option_fields(shown), variants=list(VARIANTS),
-                           books=RULEBOOKS, hint=s.hint_enabled, in_game=game is not None,
+                           books=RULEBOOKS, rulebook=rulebook_of(shown), hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,
                            docs=OPTION_DOCS)

@@ -5,6 +5,7 @@ function formError(message) {
   const box = document.getElementById("form-error");
   box.textContent = message;
   box.hidden = !message;
+  if (message) box.scrollIntoView({ block: "nearest" });  // above the form: a phone is scrolled down to its button
 }
 
 const TABLE_OPTIONS = ["turn_time_limit", "rounds", "target_score"];  // kept whichever rulebook is picked
@@ -77,6 +78,10 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
 async function submit(form) {
   formError("");
   const body = formBody(form);
+  if (form.id === "variant-form" && !body.rules) {
+    formError("Pick a rulebook to take its rules; the rules below stay as they are.");
+    return false;
+  }
   if (form.id === "new-game" && body.players.length === 1 && /\s/.test(body.players[0])) {
     // "Jo Kim Lou" on one line is one player's name: say how the form reads it, not "1 player"
     formError(`Only one player: "${body.players[0]}". Type one name per line (or put commas between them).`);
@@ -99,11 +104,13 @@ async function submit(form) {
   ok.textContent = reply.data.message || "Saved.";
   ok.hidden = false;
   if (reply.data.form) showSaved(reply.data);
+  ok.scrollIntoView({ block: "nearest" });  // at the top of the page: a phone is scrolled down to "Save rules"
   return false;
 }
 
 // after a save, Settings shows the rules saved (a rulebook picked sets many; during a game, the game's): never
-// what was sent, so a stale field cannot be saved again by the next "Save rules"
+// what was sent, so a stale field cannot be saved again by the next "Save rules"; the rulebook select names
+// the book they are, or "keep the rules below" for none exactly
 function showSaved(saved) {
   const form = document.getElementById("options-form");
   for (const [name, value] of Object.entries(saved.form)) {
@@ -115,6 +122,7 @@ function showSaved(saved) {
     input.value = typeof value === "boolean" ? String(value) : (value === null || named ? "" : value);
     if (box) input.disabled = box.checked;
   }
+  document.querySelector("#variant-form select[name=rules]").value = saved.rulebook || "";
   if (form.elements.hint) form.elements.hint.checked = saved.hint;
   const pending = document.getElementById("pending");
   pending.hidden = !saved.pending;
