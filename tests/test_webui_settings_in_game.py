@@ -217,6 +217,19 @@ def test_the_rulebook_select_names_the_rules_in_force(client):
     assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == "israeli"
 
 
+def test_a_target_score_with_israeli_scoring_is_refused_in_the_players_words(client):
+    """Settings holding 100 points and Israeli picked on New game: Start the game was refused with "bad value
+    100 for rule option target_score with israeli scoring ... (000_*) ... or null"."""
+    assert client.post("/api/settings", json={"options": {"target_score": 100}}).status_code == 200
+    res = client.post("/api/game", json={"players": list(PLAYERS), "rules": "israeli",
+                                          "options": {"turn_time_limit": 60, "rounds": None, "target_score": 100}})
+    assert res.status_code == 400 and res.get_json()["message"] == (
+        "Israeli scoring ranks the totals only at the end, so it cannot be played to a target score: clear Points "
+        "that end the game (100), or choose rounds")
+    res = client.post("/api/settings", json={"options": {"scoring": "israeli"}})  # Settings' own scoring field
+    assert res.status_code == 400 and res.get_json()["message"].startswith("Israeli scoring ranks the totals")
+
+
 def test_settings_over_the_recorded_demos_game_show_the_rules_for_new_games(app, client):
     """The recorded demo's own game is nobody's (New game replaces it without a word): Settings shows the
     rules saved for the players' games, not the recording's Sabra."""

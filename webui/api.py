@@ -12,7 +12,8 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from rules.game_state import GameError, Status
 from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered
 from rules.tiles import format_tiles, parse_tiles
-from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant, variant_name
+from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS, RuleOptions, find_variant, variant_name
+from rules.scoring import METHODS
 from rules.game_turns import change_rules, same_scoring
 from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
 from webui.labels import changes, rulebook_of
@@ -97,6 +98,11 @@ def _options_from(data: dict, base: RuleOptions | None = None) -> RuleOptions | 
     if name is None and not overrides:
         return None
     base = find_variant(name) if name else (base or companion().session.options)
+    scoring, target = overrides.get("scoring", base.scoring), overrides.get("target_score", base.target_score)
+    if isinstance(target, int) and isinstance(scoring, str) and scoring in METHODS and METHODS[scoring].final_scores:
+        # the rule's own refusal names the option and the rule text; players are told what to do on the form
+        abort(400, f"{SCORING_NAMES[scoring]} scoring ranks the totals only at the end, so it cannot be played to "
+                   f"a target score: clear Points that end the game ({target}), or choose rounds")
     return base.replace(**overrides) if overrides else base
 
 
