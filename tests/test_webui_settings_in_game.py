@@ -228,6 +228,27 @@ def test_a_target_score_with_israeli_scoring_is_refused_in_the_players_words(cli
         "that end the game (100), or choose rounds")
     res = client.post("/api/settings", json={"options": {"scoring": "israeli"}})  # Settings' own scoring field
     assert res.status_code == 400 and res.get_json()["message"].startswith("Israeli scoring ranks the totals")
+    # the forms know which rulebooks and scorings take no target score, and grey the field out (forms.js)
+    assert re.search(r'<option value="israeli" data-rounds="players" data-target="" data-final="Israeli">',
+                     client.get("/new").get_data(as_text=True))
+    assert """data-final-scorings='{"israeli": "Israeli"}'""" in client.get("/settings").get_data(as_text=True)
+
+
+def test_a_rulebooks_own_length_is_on_the_forms(client):
+    """Israeli picked on New game left "As many rounds as players" unticked and the game never finished
+    itself.  Each rulebook on New game and Settings carries its length, which the form fills in when no
+    length is set (forms.js); the players' own length stays, as the clock does."""
+    for url in ("/new", "/settings"):
+        page = client.get(url).get_data(as_text=True)
+        assert '<option value="sabra" data-rounds="" data-target=""' in page, url
+        assert '<option value="israeli" data-rounds="players"' in page, url
+        assert "(Israeli: as many rounds as players) brings it" in page, url
+    # sent as the form fills it in: the Israeli length; a length the players set stays
+    s = start(client, PLAYERS, rules="israeli", options={"turn_time_limit": 60, "rounds": "players",
+                                                          "target_score": None})
+    assert s["game"]["length"]["words"] == "round 1 of 3 · hand 1 of 3"
+    s = start(client, PLAYERS, rules="israeli", options={"turn_time_limit": 60, "rounds": 1, "target_score": None})
+    assert s["game"]["length"]["words"] == "round 1 of 1 · hand 1 of 3"
 
 
 def test_settings_over_the_recorded_demos_game_show_the_rules_for_new_games(app, client):

@@ -8,12 +8,28 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template
 
-from rules.options import OPTION_DOCS, VARIANTS
+from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS
+from rules.scoring import METHODS
 from webui.api import game_arg
 from webui.labels import RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
 from webui.views import rules_name, rules_words
 
 bp = Blueprint("pages", __name__)
+
+
+def books() -> list[dict]:
+    """The rulebooks to pick, each with the length it sets (Israeli: as many rounds as players; "" for
+    none) and whether its scoring ranks the totals only at the end, so it takes no target score: the
+    forms apply both to the length shown (forms.js) before anything is sent."""
+    return [{"name": v, "words": RULEBOOKS.get(v, v), "rounds": "" if o.rounds is None else o.rounds,
+             "target": "" if o.target_score is None else o.target_score, "final": final_name(o.scoring)}
+            for v, o in VARIANTS.items()]
+
+
+def final_name(scoring: str) -> str:
+    """The name of ``scoring`` when it ranks the totals only at the end (Israeli), so no target score can end
+    its game; "" for the others."""
+    return SCORING_NAMES[scoring] if METHODS[scoring].final_scores else ""
 
 
 def companion():
@@ -52,7 +68,7 @@ def new_game():
     # the table's own choices, filled in from Settings: a rulebook picked on the form keeps them; the
     # "As set on Settings" line leaves the clock to its own field, which the players may change here
     fields = [f for f in option_fields(s.options) if f["name"] in TABLE_CHOICES]
-    return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
+    return render_template("new.html", books=books(), final=final_name(s.options.scoring),
                            current=rules_words(s.options, clock=False), players=names, games=s.games(),
                            fields=fields, replaces=replaces_words(c))
 
@@ -85,7 +101,8 @@ def settings():
     # a finished game takes no more rules, nor does the demo's own: those set here are for the next game
     game = None if demo_table(c) else s.open_game
     shown = s.settings_rules if game is not None else s.options
-    return render_template("settings.html", fields=option_fields(shown), variants=list(VARIANTS),
-                           books=RULEBOOKS, rulebook=rulebook_of(shown), hint=s.hint_enabled, in_game=game is not None,
+    return render_template("settings.html", fields=option_fields(shown), books=books(), rulebook=rulebook_of(shown),
+                           final={m: final_name(m) for m in METHODS if final_name(m)},
+                           hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,
                            docs=OPTION_DOCS)
