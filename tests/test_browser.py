@@ -1039,7 +1039,9 @@ def test_israeli_picked_on_new_game_brings_its_length_and_no_target_on_a_phone(b
     page.fill("#opt-rounds", "3")
     page.select_option("select[name=rules]", "israeli")
     assert page.input_value("#opt-rounds") == "3" and not page.is_checked("input[data-named-for=rounds]")
+    page.fill("#opt-rounds", "2")  # a length set with Israeli picked has no points: they do not come back
     page.select_option("select[name=rules]", "sabra")
+    assert page.input_value("#opt-rounds") == "2" and page.input_value("#opt-target_score") == ""
     page.fill("#opt-rounds", "")
     page.select_option("select[name=rules]", "israeli")
     assert page.is_checked("input[data-named-for=rounds]")
