@@ -1237,7 +1237,7 @@ def test_time_up_pool_empty_and_rules_for_the_dealt_hand_on_a_phone(browser, ser
     asked = []
     page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
     page.click("#pool-empty")
-    page.wait_for_function("document.getElementById('verdict-who').textContent.includes('still in the pool')")
+    page.wait_for_function("document.getElementById('refusal-text').textContent.includes('still in the pool')")
     pool = call(port, "/api/state")["game"]["pool"]
     assert asked == [f"By the count, {pool} tiles are still in the pool. Call Pool empty anyway?"]
     page.wait_for_timeout(500)  # not a double tap
@@ -1270,3 +1270,98 @@ def test_a_time_out_with_no_camera_asks_what_the_turn_did_on_a_phone(browser, no
     current_is(page, "Ben")
     assert page.locator("#last-turn-text").inner_text() == \
         "Last turn, Ann: time is up: placed 1 tile (not checked: no camera saw the table)"
+# Settings and New game as played on phones: a rulebook's own length and Israeli scoring's lack of a target on
+# the form, the rules of the game on the table and the book they are, the answers of a save in view
+
+
+def in_view(page, selector: str) -> bool:
+    """The element is on the phone's screen as the page is scrolled now."""
+    return page.evaluate("""(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+                                      return r.height > 0 && r.top > -1 && r.bottom < window.innerHeight + 1; }""",
+                         selector)
+
+
+def test_israeli_picked_on_new_game_brings_its_length_and_no_target_on_a_phone(browser, server, tmp_path):
+    """Israeli picked on New game left the rounds open ("Israeli · hand 1", never finishing), and with 100
+    points on Settings was refused above the form, off-screen, as "bad value 100 for rule option ..."."""
+    url, port, live, clock = server
+    call(port, "/api/settings", {"options": {"target_score": 100}})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/new")
+    page.fill("textarea[name=players]", "Ann\nBen")
+    assert page.input_value("#opt-target_score") == "100"
+    page.select_option("select[name=rules]", "israeli")
+    # no target with Israeli scoring: cleared, greyed, and why beside it; the book's own length instead
+    assert page.is_disabled("#opt-target_score") and page.input_value("#opt-target_score") == ""
+    assert page.locator(".target-note").inner_text().startswith(
+        "Israeli scoring ranks the totals only at the end, so it cannot be played to a target score")
+    assert page.is_checked("input[data-named-for=rounds]") and page.is_disabled("#opt-rounds")
+    # another book: the players' own length is back; a length they set stays whatever book is picked
+    page.select_option("select[name=rules]", "sabra")
+    assert page.input_value("#opt-target_score") == "100" and not page.is_checked("input[data-named-for=rounds]")
+    assert page.locator(".target-note").is_hidden() and not page.is_disabled("#opt-target_score")
+    page.fill("#opt-rounds", "3")
+    page.select_option("select[name=rules]", "israeli")
+    assert page.input_value("#opt-rounds") == "3" and not page.is_checked("input[data-named-for=rounds]")
+    page.fill("#opt-rounds", "2")  # a length set with Israeli picked has no points: they do not come back
+    page.select_option("select[name=rules]", "sabra")
+    assert page.input_value("#opt-rounds") == "2" and page.input_value("#opt-target_score") == ""
+    page.fill("#opt-rounds", "")
+    page.select_option("select[name=rules]", "israeli")
+    assert page.is_checked("input[data-named-for=rounds]")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-new-israeli.png")
+    # a refusal is shown where the player is looking, not above the form off-screen
+    page.fill("input[name=trump]", "Z9")
+    page.click("button:has-text('Start the game')")
+    page.locator("#form-error", has_text="trump tile").wait_for()
+    assert in_view(page, "#form-error")
+    page.fill("input[name=trump]", "")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_url(url + "/")
+    page.locator("#turn-info", has_text="round 1 of 2").wait_for()
+    assert page.locator("#turn-info").inner_text().startswith("Israeli · round 1 of 2 · hand 1 of 2")
+
+
+def test_settings_show_the_game_on_the_table_and_what_a_save_did_on_a_phone(browser, server, tmp_path):
+    """An open-ended American game resumed after one to 100 points: Settings showed 100 and "Sabra: the rule
+    leaflet", and "Save rules" made the resumed game "first to 100", its "Saved" line off-screen above."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Jo", "Kim", "Lou"], "rules": "american"})
+    earlier = call(port, "/api/state")["game"]["id"]
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "american", "options": {"target_score": 100}})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/new")
+    page.click(f"[data-resume='{earlier}']")
+    page.wait_for_url(url + "/")
+    page.goto(url + "/settings")
+    assert page.input_value("select[name=rules]") == "american" and page.input_value("#opt-target_score") == ""
+    page.check("input[name=hint]")
+    page.click("text=Save rules")
+    page.locator("#form-ok", has_text="Nothing changes for the game on the table").wait_for()
+    assert in_view(page, "#form-ok")
+    assert call(port, "/api/state")["game"]["length"]["target"] is None
+    # a house rule: the rules are no book's, and the select says so
+    page.fill("#opt-initial_meld", "30")
+    page.click("text=Save rules")
+    page.locator("#form-ok", has_text="Points the first meld needs: 30 (was 21)").wait_for()
+    assert in_view(page, "#form-ok") and page.input_value("select[name=rules]") == ""
+    assert page.locator("select[name=rules] option:checked").inner_text() == "— keep the rules below —"
+    page.click("text=Use these rules")
+    page.locator("#form-error", has_text="Pick a rulebook").wait_for()
+    # Israeli scoring chosen on the form greys the target out, as New game does
+    page.select_option("#opt-scoring", "israeli")
+    assert page.is_disabled("#opt-target_score") and page.locator(".target-note").is_visible()
+    page.select_option("#opt-scoring", "american")
+    assert not page.is_disabled("#opt-target_score") and page.locator(".target-note").is_hidden()
+    # the Israeli rulebook with no length set brings its own; the American game on the table keeps its scoring
+    page.select_option("select[name=rules]", "israeli")
+    page.click("text=Use these rules")
+    page.locator("#form-ok", has_text="keeps American scoring").wait_for()
+    saved = call(port, "/api/options")["options"]
+    assert (saved["scoring"], saved["rounds"], saved["target_score"]) == ("israeli", "players", None)
+    assert page.input_value("select[name=rules]") == ""  # the form shows the game's rules again
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-settings-game-on-the-table.png")

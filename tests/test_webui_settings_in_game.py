@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 from types import SimpleNamespace
 
 import pytest
 
+from rules.options import find_variant
 from test_webui_finish import finish, score_a_hand, start, state
 from webui_fakes import FakeLive
 
@@ -133,3 +135,130 @@ def test_refusals_name_the_players_and_the_game_id(client):
         said = html.unescape(res.get_data(as_text=True))
         assert res.status_code == 400 and "game must be a game's number" in said and "not 'abc'" in said, url
     assert client.get("/scores?game=99").status_code == 404
+
+
+# Settings and New game as played on phones: the rules shown are those a save changes, the rulebook named is
+# the one in force, a rulebook's own length comes with it, and Israeli scoring takes no target score
+
+class RulesForm(HTMLParser):
+    """What the Settings form would send, read from the page as a browser fills it in: every option as
+    shown (a named value ticked, "players" rounds, instead of its number) and the rulebook selected."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.options: dict = {}
+        self.rulebook: str | None = None
+        self._select: dict | None = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "select":
+            self._select = a
+        elif tag == "option" and self._select is not None and "selected" in a:
+            self._take(self._select, a["value"])
+        elif tag == "input" and a.get("data-type"):
+            self._take(a, a.get("value", ""))
+        elif tag == "input" and a.get("data-named-for") and "checked" in a:
+            self.options[a["data-named-for"]] = a["value"]
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+
+    def _take(self, field: dict, value: str) -> None:
+        kind, name = field.get("data-type"), field.get("name")
+        if name == "rules":
+            self.rulebook = value
+        elif kind == "bool":
+            self.options[name] = value == "true"
+        elif kind and kind.startswith("int"):
+            self.options.setdefault(name, None if value == "" else int(value))
+        elif kind:
+            self.options[name] = value
+
+
+def test_settings_show_the_rules_of_the_game_resumed_and_a_save_keeps_them(client):
+    """An American game to 100 points made 100 the Settings; the open-ended game resumed after it showed
+    "100" on Settings, and "Save rules" (only the hints box changed) made it "first to 100".  Settings now
+    shows the rules of the game on the table, so saving the fields as shown changes nothing in it."""
+    start(client, PLAYERS, rules="american")
+    earlier = state(client)["game"]["id"]
+    start(client, ("Ann", "Ben"), rules="american", options={"target_score": 100})
+    assert client.post(f"/api/games/{earlier}/resume").status_code == 200
+    form = RulesForm(client.get("/settings").get_data(as_text=True))
+    assert form.options["target_score"] is None and form.options["game"] == "american"
+    res = client.post("/api/settings", json={"options": form.options, "hint": True})
+    assert res.status_code == 200, res.get_json()
+    assert res.get_json()["message"] == "Saved. Nothing changes for the game on the table: it already plays these rules."
+    g = state(client)["game"]
+    assert g["length"]["target"] is None and g["length"]["words"] == "hand 1" and g["pending"] is None
+    # one field changed alone changes that field of the game's rules, not the rules last saved for new games
+    res = client.post("/api/settings", json={"options": {"rounds": 2}})
+    assert state(client)["game"]["length"]["words"] == "round 1 of 2 · hand 1 of 3"
+    assert res.get_json()["form"]["target_score"] is None and res.get_json()["form"]["rounds"] == 2
+
+
+def test_the_rulebook_select_names_the_rules_in_force(client):
+    """The Rulebook select always read "Sabra: the rule leaflet..." whatever the rules were.  It names the
+    book the rules are (the table's clock and length aside), or "keep the rules below" when none is."""
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == "sabra"
+    start(client, PLAYERS, rules="american", options={"turn_time_limit": 40, "rounds": 2})
+    page = client.get("/settings").get_data(as_text=True)
+    assert RulesForm(page).rulebook == "american" and "— keep the rules below —" in page
+    res = client.post("/api/settings", json={"options": {"joker_penalty": 25}})
+    assert res.get_json()["rulebook"] is None  # American with a house rule: no book exactly
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == ""
+    res = client.post("/api/settings", json={"rules": "american", "options": TABLE})  # the book again
+    assert res.get_json()["rulebook"] == "american"
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == "american"
+    finish(client)  # the rules for the next game
+    start(client, PLAYERS, rules="israeli")
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).rulebook == "israeli"
+
+
+def test_a_target_score_with_israeli_scoring_is_refused_in_the_players_words(client):
+    """Settings holding 100 points and Israeli picked on New game: Start the game was refused with "bad value
+    100 for rule option target_score with israeli scoring ... (000_*) ... or null"."""
+    assert client.post("/api/settings", json={"options": {"target_score": 100}}).status_code == 200
+    res = client.post("/api/game", json={"players": list(PLAYERS), "rules": "israeli",
+                                          "options": {"turn_time_limit": 60, "rounds": None, "target_score": 100}})
+    assert res.status_code == 400 and res.get_json()["message"] == (
+        "Israeli scoring ranks the totals only at the end, so it cannot be played to a target score: clear Points "
+        "that end the game (100), or choose rounds")
+    res = client.post("/api/settings", json={"options": {"scoring": "israeli"}})  # Settings' own scoring field
+    assert res.status_code == 400 and res.get_json()["message"].startswith("Israeli scoring ranks the totals")
+    # the forms know which rulebooks and scorings take no target score, and grey the field out (forms.js)
+    assert re.search(r'<option value="israeli" data-rounds="players" data-target="" data-final="Israeli">',
+                     client.get("/new").get_data(as_text=True))
+    assert """data-final-scorings='{"israeli": "Israeli"}'""" in client.get("/settings").get_data(as_text=True)
+
+
+def test_a_rulebooks_own_length_is_on_the_forms(client):
+    """Israeli picked on New game left "As many rounds as players" unticked and the game never finished
+    itself.  Each rulebook on New game and Settings carries its length, which the form fills in when no
+    length is set (forms.js); the players' own length stays, as the clock does."""
+    for url in ("/new", "/settings"):
+        page = client.get(url).get_data(as_text=True)
+        assert '<option value="sabra" data-rounds="" data-target=""' in page, url
+        assert '<option value="israeli" data-rounds="players"' in page, url
+        assert "(Israeli: as many rounds as players) brings it" in page, url
+    # sent as the form fills it in: the Israeli length; a length the players set stays
+    s = start(client, PLAYERS, rules="israeli", options={"turn_time_limit": 60, "rounds": "players",
+                                                          "target_score": None})
+    assert s["game"]["length"]["words"] == "round 1 of 3 · hand 1 of 3"
+    s = start(client, PLAYERS, rules="israeli", options={"turn_time_limit": 60, "rounds": 1, "target_score": None})
+    assert s["game"]["length"]["words"] == "round 1 of 1 · hand 1 of 3"
+
+
+def test_settings_over_the_recorded_demos_game_show_the_rules_for_new_games(app, client):
+    """The recorded demo's own game is nobody's (New game replaces it without a word): Settings shows the
+    rules saved for the players' games, not the recording's Sabra."""
+    assert client.post("/api/settings", json={"rules": "american"}).status_code == 200
+    companion = app.extensions["companion"]
+    companion.session.start_game(list(PLAYERS), options=find_variant("sabra"), remember=False)
+    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True)
+    page = client.get("/settings").get_data(as_text=True)
+    assert RulesForm(page).options["game"] == "american" and "These rules apply to the next game." in page
+    companion.demo = None  # taken over: the game is the players', and Settings shows its rules
+    assert RulesForm(client.get("/settings").get_data(as_text=True)).options["game"] == "sabra"

@@ -12,10 +12,11 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from rules.game_state import GameError, Status
 from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered
 from rules.tiles import format_tiles, parse_tiles
-from rules.options import OPTION_DOCS, VARIANTS, RuleOptions, find_variant, variant_name
+from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS, RuleOptions, find_variant, variant_name
+from rules.scoring import METHODS
 from rules.game_turns import change_rules, same_scoring
 from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
-from webui.labels import changes
+from webui.labels import changes, rulebook_of
 from webui.views import change_words, preview_json, rules_words, verdict_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -89,13 +90,19 @@ def finish_game():
     return jsonify(c.state_json())
 
 
-def _options_from(data: dict) -> RuleOptions | None:
-    """Rules from ``{"rules": "american", "options": {...}}`` (either may be left out)."""
+def _options_from(data: dict, base: RuleOptions | None = None) -> RuleOptions | None:
+    """Rules from ``{"rules": "american", "options": {...}}`` (either may be left out); ``options`` alone
+    change ``base`` (default: the rules for new games)."""
     name = field(data, "rules", str)
     overrides = field(data, "options", dict, {})
     if name is None and not overrides:
         return None
-    base = find_variant(name) if name else companion().session.options
+    base = find_variant(name) if name else (base or companion().session.options)
+    scoring, target = overrides.get("scoring", base.scoring), overrides.get("target_score", base.target_score)
+    if isinstance(target, int) and isinstance(scoring, str) and scoring in METHODS and METHODS[scoring].final_scores:
+        # the rule's own refusal names the option and the rule text; players are told what to do on the form
+        abort(400, f"{SCORING_NAMES[scoring]} scoring ranks the totals only at the end, so it cannot be played to "
+                   f"a target score: clear Points that end the game ({target}), or choose rounds")
     return base.replace(**overrides) if overrides else base
 
 
@@ -396,12 +403,14 @@ def settings():
     ``"confirm": true``: the 409 carries ``ask``, the question in words with
     what would change and when.  ``message`` says what the save changed, and
     ``pending`` the rules waiting for the next hand, so that a page shows what
-    was saved, not what it sent.
+    was saved, not what it sent; ``form`` the rules the form shows now (the
+    game's in play, else ``options``, those for new games) and ``rulebook`` the
+    book they are, the table's clock and length aside (null: none exactly).
     """
     data = body()
     c = companion()
     s = c.session
-    options = _options_from(data)
+    options = _options_from(data, s.settings_rules)  # what the form shows: the game's rules in play
     applies = message = None
     if options is not None:
         game = s.open_game  # a finished game's rules are its own: these are for the next game
@@ -430,7 +439,9 @@ def settings():
     if hint is not None:
         s.set_hint(hint)
     game = s.open_game
-    return jsonify(options=s.options.to_dict(), hint=s.hint_enabled, applies=applies, message=message,
+    shown = s.settings_rules
+    return jsonify(options=s.options.to_dict(), form=shown.to_dict(), rulebook=rulebook_of(shown),
+                   hint=s.hint_enabled, applies=applies, message=message,
                    pending=rules_words(game.pending) if game is not None and game.pending else None)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.options import OPTION_DOCS, RuleOptions
+from rules.options import OPTION_DOCS, VARIANTS, RuleOptions
 
 RULEBOOKS = {
     "sabra": "Sabra: the rule leaflet in today's boxes",
@@ -17,6 +17,16 @@ RULEBOOKS = {
     "house_50": "Sabra with a 50-point first meld (house rule)",
     "xp": "Sabra with the XP box (5-6 players)",
 }
+# the table's own choices, not a book's: a rulebook picked on Settings or New game keeps them
+TABLE_CHOICES = ("turn_time_limit", "rounds", "target_score")
+
+
+def rulebook_of(options: RuleOptions) -> str | None:
+    """The rulebook ``options`` are, the table's clock and length aside; None for a mix of books and house
+    rules.  Settings preselects it, so its select never names a book the table does not play."""
+    return next((v for v, book in VARIANTS.items()
+                 if all(getattr(book, n) == getattr(options, n) for n in OPTION_DOCS if n not in TABLE_CHOICES)),
+                None)
 
 # option -> (label, {value: words}); options under "more" sit in a folded section
 WORDS: dict[str, tuple[str, dict]] = {

@@ -9,13 +9,28 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, render_template
 
 from rules.game_state import Status
-from rules.options import OPTION_DOCS, VARIANTS
+from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS
+from rules.scoring import METHODS
 from webui.api import game_arg
-from webui.labels import RULEBOOKS, option_fields
+from webui.labels import RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
 from webui.views import rules_name, rules_words
 
 bp = Blueprint("pages", __name__)
-NEW_GAME_FIELDS = ("turn_time_limit", "rounds", "target_score")  # the options the New game form shows
+
+
+def books() -> list[dict]:
+    """The rulebooks to pick, each with the length it sets (Israeli: as many rounds as players; "" for
+    none) and whether its scoring ranks the totals only at the end, so it takes no target score: the
+    forms apply both to the length shown (forms.js) before anything is sent."""
+    return [{"name": v, "words": RULEBOOKS.get(v, v), "rounds": "" if o.rounds is None else o.rounds,
+             "target": "" if o.target_score is None else o.target_score, "final": final_name(o.scoring)}
+            for v, o in VARIANTS.items()]
+
+
+def final_name(scoring: str) -> str:
+    """The name of ``scoring`` when it ranks the totals only at the end (Israeli), so no target score can end
+    its game; "" for the others."""
+    return SCORING_NAMES[scoring] if METHODS[scoring].final_scores else ""
 
 
 def companion():
@@ -53,8 +68,8 @@ def new_game():
     names = list(s.game.names) if s.game else c.demo_players
     # the table's own choices, filled in from Settings: a rulebook picked on the form keeps them; the
     # "As set on Settings" line leaves the clock to its own field, which the players may change here
-    fields = [f for f in option_fields(s.options) if f["name"] in NEW_GAME_FIELDS]
-    return render_template("new.html", variants=[(v, RULEBOOKS.get(v, v)) for v in VARIANTS],
+    fields = [f for f in option_fields(s.options) if f["name"] in TABLE_CHOICES]
+    return render_template("new.html", books=books(), final=final_name(s.options.scoring),
                            current=rules_words(s.options, clock=False), players=names, games=s.games(),
                            fields=fields, replaces=replaces_words(c))
 
@@ -64,8 +79,7 @@ def replaces_words(c) -> str | None:
     on the table leaves it (it is kept, to resume).  None with no game in play, a finished one, or the
     recorded demo's own game (nobody's: it is replaced without a word)."""
     g = c.session.open_game
-    demo = c.demo
-    if g is None or (demo is not None and demo.driving and demo.owns_table()):
+    if g is None or demo_table(c):
         return None
     names = list(g.names)
     who = f"{', '.join(names[:-1])} and {names[-1]}"
@@ -73,12 +87,24 @@ def replaces_words(c) -> str | None:
             "resume it from Earlier games on this page.")
 
 
+def demo_table(c) -> bool:
+    """The recorded demo plays its own game: nobody's, so the forms treat the table as free."""
+    demo = c.demo
+    return demo is not None and demo.driving and demo.owns_table()
+
+
 @bp.get("/settings")
 def settings():
-    s = companion().session
-    game = s.open_game  # a finished game takes no more rules: those set here are for the next game
-    return render_template("settings.html", fields=option_fields(s.options), variants=list(VARIANTS),
-                           books=RULEBOOKS, hint=s.hint_enabled, in_game=game is not None,
+    """The rules a save changes: the game's in play (a resumed game's own, not those saved for new games
+    since), else those for new games; the rulebook select names the book they are, if any."""
+    c = companion()
+    s = c.session
+    # a finished game takes no more rules, nor does the demo's own: those set here are for the next game
+    game = None if demo_table(c) else s.open_game
+    shown = s.settings_rules if game is not None else s.options
+    return render_template("settings.html", fields=option_fields(shown), books=books(), rulebook=rulebook_of(shown),
+                           final={m: final_name(m) for m in METHODS if final_name(m)},
+                           hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,
                            waiting=game.hand if game and game.status is Status.DEALING else None,
                            docs=OPTION_DOCS)

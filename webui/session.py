@@ -175,6 +175,16 @@ class GameSession:
         """The rules in force: the game's, else those chosen for the next game."""
         return self.game.options if self.game else self.options
 
+    @property
+    def settings_rules(self) -> RuleOptions:
+        """The rules Settings shows and a save there changes: those of the game in play (waiting for its
+        next hand, its length included), else those for new games.  A game resumed keeps its own: the
+        rules saved for new games since (a target score, another clock) are not what a save would change."""
+        g = self.open_game
+        if g is None:
+            return self.options
+        return g.pending or g.options
+
     def _playing(self) -> Game:
         if self.game is None:
             raise SessionError("no game yet: start one first")

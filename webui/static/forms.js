@@ -5,9 +5,65 @@ function formError(message) {
   const box = document.getElementById("form-error");
   box.textContent = message;
   box.hidden = !message;
+  if (message) box.scrollIntoView({ block: "nearest" });  // above the form: a phone is scrolled down to its button
 }
 
-const TABLE_OPTIONS = ["turn_time_limit", "rounds", "target_score"];  // kept whichever rulebook is picked
+// The game's length when a rulebook is picked.  The clock and the length are the table's choice, so a book
+// picked keeps them; a book with a length of its own (Israeli: as many rounds as players) brings it when the
+// table set none, and a book whose scoring ranks the totals only at the end (Israeli) takes no target score.
+
+function lengthOf(form) {  // the length a form shows: rounds (a number, "players" or null) and the target
+  const box = form.querySelector("input[data-named-for=rounds]");
+  const rounds = form.elements.rounds, target = form.elements.target_score;
+  return { rounds: box && box.checked ? box.value : (rounds.value.trim() === "" ? null : Number(rounds.value)),
+           target: target.disabled || target.value.trim() === "" ? null : Number(target.value) };
+}
+
+function bookOf(option) {  // what a rulebook says of the length (webui.pages.books); "" data: none
+  const value = (v) => (v === undefined || v === "" ? null : (/^\d+$/.test(v) ? Number(v) : v));
+  return { rounds: value(option.dataset.rounds), target: value(option.dataset.target),
+           final: option.dataset.final || "" };
+}
+
+function lengthWith(book, chosen) {  // the length a book picked leaves: the table's own, else the book's
+  const target = book.final ? null : chosen.target;
+  if (chosen.rounds !== null || target !== null) return { rounds: chosen.rounds, target };
+  return { rounds: book.rounds, target: book.final ? null : book.target };
+}
+
+function showLength(form, length, final) {
+  const box = form.querySelector("input[data-named-for=rounds]");
+  const rounds = form.elements.rounds;
+  const named = typeof length.rounds === "string";
+  if (box) box.checked = named && box.value === length.rounds;
+  rounds.value = length.rounds === null || named ? "" : length.rounds;
+  rounds.disabled = named;
+  form.elements.target_score.value = length.target === null ? "" : length.target;
+  noTarget(form, final);
+}
+
+// a scoring that ranks the totals only at the end (``final``: its name) cannot be played to a target score:
+// the field is cleared and greyed, and a note beside it says why (the server would refuse it)
+function noTarget(form, final) {
+  const target = form.elements.target_score;
+  if (final && !target.disabled) target.dataset.was = target.value;
+  else if (!final && target.disabled && target.value === "") target.value = target.dataset.was || "";
+  if (final) target.value = "";
+  target.disabled = Boolean(final);
+  let note = form.querySelector(".target-note");
+  if (!note) {
+    note = document.createElement("p");
+    note.className = "muted target-note";
+    target.closest(".option").after(note);
+  }
+  note.hidden = !final;
+  note.textContent = final ? `${final} scoring ranks the totals only at the end, so it cannot be played to a ` +
+    "target score: the game lasts the rounds above (empty: until you press Finish)." : "";
+}
+
+function scoringFinal(form) {  // Settings: the name of the scoring chosen when it takes no target score
+  return JSON.parse(form.dataset.finalScorings || "{}")[form.elements.scoring.value] || "";
+}
 
 function formBody(form) {
   const data = {};
@@ -17,7 +73,7 @@ function formBody(form) {
     if (input.type === "checkbox") data[input.name] = input.checked;
     else if (type === "bool") data[input.name] = input.value === "true";
     else if (type === "int") data[input.name] = Number(input.value);
-    else if (type === "int|None") data[input.name] = input.value.trim() === "" ? null : Number(input.value);
+    else if (type === "int|None") data[input.name] = input.value.trim() === "" || input.disabled ? null : Number(input.value);
     else data[input.name] = input.value;
   }
   // a number option's named value ticked ("as many rounds as players") is sent instead of the number
@@ -32,9 +88,13 @@ function formBody(form) {
     return body;
   }
   if (form.id === "variant-form") {
-    // the clock and the length are the table's, not the rulebook's: sent as the rules form below shows them
-    const shown = formBody(document.getElementById("options-form")).options;
-    return { rules: data.rules, options: Object.fromEntries(TABLE_OPTIONS.map((n) => [n, shown[n]])) };
+    // the clock and the length are the table's, not the rulebook's: sent as the rules form below shows them,
+    // but for a length the book brings (none set below) or a target its scoring cannot take
+    const below = document.getElementById("options-form");
+    const picked = form.elements.rules.selectedOptions[0];
+    const length = lengthWith(bookOf(picked), lengthOf(below));
+    return { rules: data.rules, options: { turn_time_limit: formBody(below).options.turn_time_limit,
+                                           rounds: length.rounds, target_score: length.target } };
   }
   if (form.id === "finish-game") return {};
   const { hint, ...options } = data;
@@ -77,6 +137,10 @@ document.querySelectorAll("form[data-json]").forEach((form) => {
 async function submit(form) {
   formError("");
   const body = formBody(form);
+  if (form.id === "variant-form" && !body.rules) {
+    formError("Pick a rulebook to take its rules; the rules below stay as they are.");
+    return false;
+  }
   if (form.id === "new-game" && body.players.length === 1 && /\s/.test(body.players[0])) {
     // "Jo Kim Lou" on one line is one player's name: say how the form reads it, not "1 player"
     formError(`Only one player: "${body.players[0]}". Type one name per line (or put commas between them).`);
@@ -98,15 +162,17 @@ async function submit(form) {
   const ok = document.getElementById("form-ok");
   ok.textContent = reply.data.message || "Saved.";
   ok.hidden = false;
-  if (reply.data.options) showSaved(reply.data);
+  if (reply.data.form) showSaved(reply.data);
+  ok.scrollIntoView({ block: "nearest" });  // at the top of the page: a phone is scrolled down to "Save rules"
   return false;
 }
 
-// after a save, Settings shows the rules saved (a rulebook picked sets many): never what was sent, so a
-// stale field cannot be saved again by the next "Save rules"
+// after a save, Settings shows the rules saved (a rulebook picked sets many; during a game, the game's): never
+// what was sent, so a stale field cannot be saved again by the next "Save rules"; the rulebook select names
+// the book they are, or "keep the rules below" for none exactly
 function showSaved(saved) {
   const form = document.getElementById("options-form");
-  for (const [name, value] of Object.entries(saved.options)) {
+  for (const [name, value] of Object.entries(saved.form)) {
     const input = form.elements[name];
     if (!input) continue;
     const box = form.querySelector(`input[data-named-for="${name}"]`);
@@ -115,6 +181,9 @@ function showSaved(saved) {
     input.value = typeof value === "boolean" ? String(value) : (value === null || named ? "" : value);
     if (box) input.disabled = box.checked;
   }
+  form.elements.target_score.disabled = false;
+  noTarget(form, scoringFinal(form));
+  document.querySelector("#variant-form select[name=rules]").value = saved.rulebook || "";
   if (form.elements.hint) form.elements.hint.checked = saved.hint;
   const pending = document.getElementById("pending");
   pending.hidden = !saved.pending;
@@ -125,6 +194,30 @@ function showSaved(saved) {
 document.querySelectorAll("input[data-named-for]").forEach((box) => box.addEventListener("change", () => {
   box.form.elements[box.dataset.namedFor].disabled = box.checked;
 }));
+
+// New game: a rulebook picked shows the length it leaves (the table's own kept, else the book's), and the
+// length the player sets is what later picks keep
+const newGame = document.getElementById("new-game");
+if (newGame) {
+  let chosen = lengthOf(newGame);
+  const pick = () => {
+    const book = bookOf(newGame.elements.rules.selectedOptions[0]);
+    showLength(newGame, lengthWith(book, chosen), book.final);
+  };
+  newGame.elements.rules.addEventListener("change", pick);
+  newGame.querySelectorAll("input[name=rounds], input[name=target_score], input[data-named-for=rounds]")
+    .forEach((input) => input.addEventListener(input.type === "checkbox" ? "change" : "input", () => {
+      chosen = lengthOf(newGame);
+    }));
+  pick();  // "As set on Settings" may itself be Israeli scoring: no target score
+}
+
+// Settings: a scoring that takes no target score greys the target out as soon as it is chosen
+const optionsForm = document.getElementById("options-form");
+if (optionsForm && optionsForm.elements.scoring && optionsForm.elements.target_score) {
+  optionsForm.elements.scoring.addEventListener("change", () => noTarget(optionsForm, scoringFinal(optionsForm)));
+  noTarget(optionsForm, scoringFinal(optionsForm));
+}
 
 // who starts: one choice per name typed
 const players = document.querySelector("#new-game textarea[name=players]");
