@@ -367,8 +367,8 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     # accepted, not judged: the action and the note say so wherever the turn is shown
     verdict = Verdict(legal=True, changed=True, placed=tiles)
     what = format_tiles(tiles) if tiles else f"{count} tile{'s' if count != 1 else ''}"
-    first = "" if me.has_melded or tiles else \
-        f"; a first meld must reach {game.options.initial_meld} points, which a count alone cannot show"
+    first = "" if me.has_melded or tiles or count_checked else \
+        f"; a count cannot show a first meld's {game.options.initial_meld} points"
     return _next_turn(game, game.turn.table_before, now, Action.UNCHECKED, verdict, 0,
                       note=f"placed {what} ({UNCHECKED}{first})", discard=discard, unchecked=count, unseen=True)
 

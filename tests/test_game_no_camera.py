@@ -76,8 +76,8 @@ def test_a_turn_that_placed_tiles_leaves_them_off_the_rack_and_says_it_was_not_c
     assert rec.action is Action.UNCHECKED and rec.unchecked == 3 and rec.player == "Ann"
     assert rec.table_before == rec.table_after == () and rec.verdict.placed == () and rec.ended_at == 5.0
     assert g.last.action == "unchecked" and g.last.unchecked == 3
-    assert g.last.note == ("placed 3 tiles (not checked: no camera saw the table; a first meld must reach 30 points, "
-                           "which a count alone cannot show)")
+    assert g.last.note == ("placed 3 tiles (not checked: no camera saw the table; a count cannot show a first "
+                           "meld's 30 points)")
     assert from_dict(to_dict(g)) == g
     # Ben drew: End turn on the unchanged table is still a draw
     g, rec, _ = end_turn(g, (), 6.0)
@@ -162,8 +162,8 @@ def test_american_a_turn_places_tiles_and_ends_with_its_discard(rules):
     assert al.rack_count == held - 4 and al.has_melded and al.discard == Tile.parse("K1")
     assert rec.action is Action.UNCHECKED and rec.unchecked == 3
     assert g.last.discard == Tile.parse("K1") and g.last.note == (
-        f"placed 3 tiles (not checked: no camera saw the table; a first meld must reach {g.options.initial_meld} "
-        "points, which a count alone cannot show)")
+        "placed 3 tiles (not checked: no camera saw the table; a count cannot show a first meld's "
+        f"{g.options.initial_meld} points)")
     assert g.turn.step is Step.DRAW and g.current.name == "Bo"
     with pytest.raises(GameError, match="draw first"):  # the draw is pressed first, as for End turn
         end_turn_unseen(g, 2.0, 3, discard=Tile.parse("K2"))
