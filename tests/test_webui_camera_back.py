@@ -83,10 +83,10 @@ def test_until_the_table_has_held_still_the_turn_judges_nothing_the_camera_shows
     assert s["camera"]["ok"] and s["game"]["turn"]["unseen"] and not s["preview"]["changed"]
     assert client.get("/api/turn/check").get_json()["changed"] is False
     # meanwhile End turn asks what the turn did, as with no camera: saying it is not refused
-    res = client.post("/api/turn/unseen", json={"placed": 2})
+    res = client.post("/api/turn/unseen", json={"placed": 3})
     assert res.status_code == 200, res.get_json()
     g = res.get_json()["state"]["game"]
-    assert g["players"][1]["rack_count"] == 12 and g["turn"]["unseen"]  # Ann's turn: still not known
+    assert g["players"][1]["rack_count"] == 11 and g["turn"]["unseen"]  # Ann's turn: still not known
     live.set_table("R10 R11 R12 | K1 K2 K3")  # the camera reads the table again
     tick(app)
     clock.advance(CAMERA_BACK_S - 0.5)

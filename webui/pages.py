@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template, request
 
-from rules.options import OPTION_DOCS, VARIANTS
+from rules.options import GAME_NAMES, OPTION_DOCS, VARIANTS, variant_name
 from webui.labels import RULEBOOKS, option_fields
 from webui.views import rules_name, rules_words
 
@@ -63,6 +63,8 @@ def settings():
     game = s.open_game  # a finished game takes no more rules: those set here are for the next game
     return render_template("settings.html", fields=option_fields(s.options), variants=list(VARIANTS),
                            books=RULEBOOKS, hint=s.hint_enabled, in_game=game.options.game if game else None,
+                           # the question before a switch names the games as players know them ("American")
+                           in_game_name=variant_name(game.options.game) if game else None, game_names=GAME_NAMES,
                            in_scoring=game.options.scoring if game else None,
                            scorings={v: o.scoring for v, o in VARIANTS.items()},
                            pending=rules_words(game.pending) if game and game.pending else None,

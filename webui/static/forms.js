@@ -79,7 +79,10 @@ async function submit(form) {
   const scoring = body.rules ? form.querySelector("option:checked").dataset.scoring : null;
   const kept = scoring && form.dataset.inScoring && !alike(scoring, form.dataset.inScoring);
   if (inGame && newGame && newGame !== inGame && !kept) {
-    if (!confirm(`The game on the table plays ${inGame} rules. Switch to ${newGame} from the next hand?`)) return false;
+    // the games as players know them ("American"), not their codes
+    const names = JSON.parse(form.dataset.gameNames || "{}");
+    const newName = (body.rules && form.querySelector("option:checked").dataset.gameName) || names[newGame] || newGame;
+    if (!confirm(`The game on the table plays ${form.dataset.inGameName || inGame} rules. Switch to ${newName} from the next hand?`)) return false;
     body.confirm = true;
   }
   let reply;
