@@ -119,14 +119,32 @@ def to_dict(game: Game) -> dict[str, Any]:
             "racks": [_tiles(r) for r in game.tally.racks], "read": list(game.tally.read),
             "discard": game.tally.discard.code if game.tally.discard else None,
             "trump_drawn": game.tally.trump_drawn, "melded": list(game.tally.melded),
-            "win": game.tally.win, "hand": _tiles(game.tally.hand), "joker_discard": game.tally.joker_discard},
-        "hands": [{"number": h.number, "winner": h.winner, "pool_empty": h.pool_empty,
-                   "racks": [_tiles(r) for r in h.racks], "scores": list(h.scores), "method": h.method}
-                  for h in game.hands],
+            "win": game.tally.win, "hand": _tiles(game.tally.hand), "joker_discard": game.tally.joker_discard,
+            "original_hand": game.tally.original_hand},
+        "hands": [_hand(h) for h in game.hands],
         "pending": None if game.pending is None else game.pending.to_dict(),
         "undo": None if game.undo is None else to_dict(game.undo),
     }
     return out
+
+
+def _hand(h: ScoredHand) -> dict[str, Any]:
+    return {"number": h.number, "winner": h.winner, "pool_empty": h.pool_empty,
+            "racks": [_tiles(r) for r in h.racks], "scores": list(h.scores), "method": h.method,
+            "discard": h.discard.code if h.discard else None, "win": h.win, "hand": _tiles(h.hand),
+            "closed_type": h.closed_type, "closed_jokers": h.closed_jokers, "joker_discard": h.joker_discard,
+            "trump_holders": list(h.trump_holders), "trump_bonus": h.trump_bonus}
+
+
+def _hand_back(h: dict[str, Any]) -> ScoredHand:
+    """A scored hand; one stored before hands kept how they were won has none of it."""
+    closed = h.get("closed_type")
+    return ScoredHand(number=int(h["number"]), winner=h["winner"], pool_empty=bool(h["pool_empty"]),
+                      racks=tuple(_tiles_back(r) for r in h["racks"]), scores=tuple(int(x) for x in h["scores"]),
+                      method=h["method"], discard=_tile_back(h.get("discard")), win=h.get("win"),
+                      hand=_tiles_back(h.get("hand")), closed_type=None if closed is None else int(closed),
+                      closed_jokers=int(h.get("closed_jokers", 0)), joker_discard=bool(h.get("joker_discard", False)),
+                      trump_holders=tuple(h.get("trump_holders") or ()), trump_bonus=int(h.get("trump_bonus", 0)))
 
 
 def from_dict(d: dict[str, Any]) -> Game:
@@ -175,11 +193,9 @@ def from_dict(d: dict[str, Any]) -> Game:
                                                    melded=_melded_back(tally.get("melded"), len(tally["racks"])),
                                                    # a game stored before the win was kept: none entered
                                                    win=tally.get("win"), hand=_tiles_back(tally.get("hand")),
-                                                   joker_discard=_flag_back(tally.get("joker_discard"))),
-            hands=tuple(ScoredHand(number=int(h["number"]), winner=h["winner"], pool_empty=bool(h["pool_empty"]),
-                                   racks=tuple(_tiles_back(r) for r in h["racks"]),
-                                   scores=tuple(int(x) for x in h["scores"]), method=h["method"])
-                        for h in d["hands"]),
+                                                   joker_discard=_flag_back(tally.get("joker_discard")),
+                                                   original_hand=_flag_back(tally.get("original_hand"))),
+            hands=tuple(_hand_back(h) for h in d["hands"]),
             pending=None if d.get("pending") is None else options_back(d["pending"]),
             undo=None if d.get("undo") is None else from_dict(d["undo"]),
         )

@@ -64,6 +64,21 @@ class PoolLeft(GameError):
         return {"pool_left": {"tiles": self.tiles}}
 
 
+class CountDoubt(GameError):
+    """An entry the game's own count says cannot be (more tiles on a rack than the player holds, a first
+    meld too small), where the count itself may be wrong (no camera, a meld it missed): refused with a
+    question, and accepted when the players say the count is wrong (``count_checked``)."""
+
+    def __init__(self, message: str, question: str) -> None:
+        self.question = question
+        super().__init__(message)
+
+    @property
+    def details(self) -> dict:
+        """What a client needs to ask the players: the question, and what to send again with."""
+        return {"ask": {"question": self.question, "send": {"count_checked": True}}}
+
+
 class Status(str, enum.Enum):
     PLAYING = "playing"
     TALLY = "tally"  # a hand ended: the racks are being counted
@@ -197,6 +212,7 @@ class TurnRecord:
     table_before: Table
     table_after: Table
     unchecked: int = 0  # Action.UNCHECKED: how many tiles the players said the turn placed
+    discard: Tile | None = None  # the tile the turn ended with (the winner's final discard included)
 
 
 @dataclass(frozen=True)
@@ -227,11 +243,14 @@ class Tally:
     win: str | None = None  # "open", "foot" or "closed"; None: not said (an Open win)
     hand: tuple[Tile, ...] | None = None  # a Closed win's 14 tiles
     joker_discard: bool | None = None  # the final discard was a joker (doubles); None: as ``discard`` says
+    # the 14 tiles melded were the hand dealt (Grand Blitz), as the players say where the game cannot know
+    # (the tile drawn on the winner's first turn came face down from the pool); None: not said
+    original_hand: bool | None = None
 
 
 @dataclass(frozen=True)
 class ScoredHand:
-    """One scored hand: the racks, each player's score, who won."""
+    """One scored hand: the racks, each player's score, who won, and how (so the sheet can say it)."""
 
     number: int
     winner: str | None
@@ -239,6 +258,14 @@ class ScoredHand:
     racks: tuple[tuple[Tile, ...], ...]  # per seat
     scores: tuple[int, ...]  # per seat
     method: str
+    discard: Tile | None = None  # American/International: the winner's final discard
+    win: str | None = None  # International: "open", "foot" or "closed"
+    hand: tuple[Tile, ...] | None = None  # a Closed win's 14 tiles, when given
+    closed_type: int | None = None  # a Closed win's hand type (rules.international.HAND_TYPES, 1-40)
+    closed_jokers: int = 0  # ... and the jokers in it (its points depend on them)
+    joker_discard: bool = False  # the final discard was a joker: the hand counted double
+    trump_holders: tuple[str, ...] = ()  # players paid the trump's twin bonus
+    trump_bonus: int = 0  # ... that much each
 
 
 @dataclass(frozen=True)

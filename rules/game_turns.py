@@ -17,8 +17,8 @@ from rules.game_clock import TurnClock
 from rules.game_deal import NOT_STARTED
 from rules.game_length import with_length
 from rules.game_state import (
-    RACK_SIZE, Action, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step, Table,
-    TimeUp, Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, table_tiles, tiles_added,
+    RACK_SIZE, Action, CountDoubt, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step,
+    Table, TimeUp, Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, table_tiles, tiles_added,
 )
 from rules.options import RuleOptions
 from rules.problems import Problem
@@ -392,7 +392,8 @@ UNCHECKED = "not checked: no camera saw the table"
 
 
 def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles: Iterable[Tile] = (),
-                    discard: Tile | None = None, camera: bool = False) -> tuple[Game, TurnRecord]:
+                    discard: Tile | None = None, camera: bool = False,
+                    count_checked: bool = False) -> tuple[Game, TurnRecord]:
     """A turn no camera saw: the players say it placed ``placed`` tiles (``tiles``: which, if they name them).
 
     Without a camera the table never changes, so :func:`end_turn` takes every Sabra turn for a draw:
@@ -407,6 +408,8 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     Refused while a camera sees the table (``camera``: its judgement stands), for no tile placed, for more
     tiles than the rack holds (less the discard), for a count that empties the rack (that is
     Rummikub!), for tiles named that are not on a typed rack, and wherever End turn is refused.
+    A player the game knows has not melded is asked about (:func:`_first_meld_said`) unless
+    ``count_checked``; a first meld given as a count alone is noted as not checkable.
     """
     game = require(game)
     if camera:
@@ -417,6 +420,8 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     me = game.seats[seat_i]
     tiles = tuple(tiles)
     count = _said_placed(game, me, placed, tiles)
+    if not me.has_melded and not count_checked:
+        _first_meld_said(game, me, count, tiles, discard)
     game = replace(game, seats=replace_seat(game.seats, seat_i, _placed(me, tiles, count)))
     if not game.options.flow.draw_then_discard:
         discard = None  # Sabra has no discards
@@ -425,11 +430,38 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     # accepted, not judged: the action and the note say so wherever the turn is shown
     verdict = Verdict(legal=True, changed=True, placed=tiles)
     what = format_tiles(tiles) if tiles else f"{count} tile{'s' if count != 1 else ''}"
-    note = f"placed {what} ({UNCHECKED})"
+    first = "" if me.has_melded or tiles or count_checked else \
+        f"; a count cannot show a first meld's {game.options.initial_meld} points"
+    note = f"placed {what} ({UNCHECKED}{first})"
     if game.turn.time_up is not None:  # the players answered the question the clock's expiry asked
         note = f"{_time_up_words(game.turn.time_up, ())}: {note}"
     return _next_turn(game, game.turn.table_before, now, Action.UNCHECKED, verdict, 0,
                       note=note, discard=discard, unchecked=count, unseen=True)
+
+
+def _first_meld_said(game: Game, me: Seat, count: int, tiles: tuple[Tile, ...], discard: Tile | None) -> None:
+    """A first meld is sets of 3 or more of the player's own tiles worth ``initial_meld`` (004_*): fewer
+    tiles cannot be one, nor named tiles whose sets are worth less.  The game's "has not melded" may be
+    wrong (no camera saw an earlier meld), so this is a question (:class:`CountDoubt`), not a refusal."""
+    need = game.options.initial_meld
+    ask = (f"By the game's record {me.name} has not melded yet, and this is no first meld of {need} points. "
+           f"Record the turn anyway ({me.name} had melded before)?")
+    why = None
+    if count < 3:
+        why = f"{count} tile{'s' if count != 1 else ''} cannot be one"
+    elif tiles:
+        rack = list(tiles) + ([discard] if discard is not None and game.options.flow.draw_then_discard else [])
+        try:
+            if solve([], rack, initial=need, options=game.options) is None:
+                best = solve([], rack, initial=0, objective="value", options=game.options)
+                worth = best.value if best is not None else 0
+                why = f"{format_tiles(tiles)} make sets worth {worth} point{'s' if worth != 1 else ''} at most"
+        except (RuleError, ValueError):
+            return  # tiles the solver cannot take: left to the players' word
+    if why:
+        raise CountDoubt(f"{me.name} has not melded yet by the game's record, and a first meld is sets of 3 or "
+                         f"more tiles worth {need} points: {why}; if {me.name} had melded before, record the "
+                         "turn anyway", ask)
 
 
 def _said_placed(game: Game, me: Seat, placed: int | None, tiles: tuple[Tile, ...]) -> int:

@@ -738,8 +738,9 @@ def test_without_a_camera_the_players_say_what_a_turn_did_on_a_phone(browser, no
     page.click("#unseen-played")
     current_is(page, "Ben")
     page.locator("#unseen").wait_for(state="hidden")
-    assert page.locator("#last-turn-text").inner_text() == \
-        "Last turn, Ann: placed 3 tiles (not checked: no camera saw the table)"
+    assert page.locator("#last-turn-text").inner_text() == ("Last turn, Ann: placed 3 tiles (not checked: no "
+                                                            "camera saw the table; a count cannot show a first "
+                                                            "meld's 30 points)")
     assert page.locator("#players tr").first.inner_text().split("\t")[1:3] == ["yes", "11"]
     clock.advance(PRESS_GUARD_S)
     page.keyboard.press("Space")  # the space bar asks too
@@ -779,8 +780,11 @@ def test_the_last_turn_names_the_discarded_tile(browser, no_camera_server, tmp_p
     clock.advance(PRESS_GUARD_S)
     draw_and_end(page, "K1")
     page.click("#unseen [data-step='1']")
+    asked = []  # 2 tiles are no first meld: the page asks, and the players say Bo had melded before
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.click("#unseen-played")
     current_is(page, "Al")
+    assert asked and asked[0].startswith("By the game's record Bo has not melded yet")
     assert page.locator("#last-turn-text").inner_text().startswith(
         "Last turn, Bo: placed 2 tiles (not checked: no camera saw the table), discarded")
     assert page.locator("#last-turn-text .tile").get_attribute("title") == "K1"
@@ -867,6 +871,41 @@ def test_an_international_closed_win_shows_its_value_before_confirm(browser, ser
     page.click("text=Confirm and score")
     page.locator("#dealing").wait_for()
     assert "hand 1 scored: Ann +4800, Ben -4800" in page.locator("#last-turn-text").inner_text()
+
+
+def test_every_international_win_says_its_points_and_a_winner_who_melded_cannot_go_out_on_foot(browser, server,
+                                                                                              tmp_path):
+    """The tally names the final discard; Open and Foot say their points and then the score after the joker
+    discard's doubling, as Closed does; a winner who had melded before going out cannot go out on foot."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "international"})
+    call(port, "/api/rummikub", {"count_checked": True, "discard": "J"})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/")
+    page.locator("#tally-intl").wait_for()
+    assert page.locator("#tally-title").inner_text() == "Rummikub! Ann went out (final discard J): counting the racks"
+    winner = page.locator("[data-winner=Ann]")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('points')")
+    assert winner.inner_text() == \
+        "went out open: 200 points, nobody else has melded → scores +400 (doubled by the joker discard)"
+    page.select_option("#win", "foot")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('on foot')")
+    assert winner.inner_text() == "went out on foot: 200 points → scores +400 (doubled by the joker discard)"
+    page.select_option("#win", "open")
+    page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('open')")
+    page.check("#winner-melded")  # she had melded before this turn
+    page.wait_for_function("document.querySelector('#winner-melded').checked")
+    for _ in range(50):
+        if call(port, "/api/state")["game"]["tally"]["winner_melded"]:
+            break
+        page.wait_for_timeout(100)
+    page.select_option("#win", "foot")
+    page.locator("#tally-error").wait_for()
+    assert "Ann melded earlier this hand, so cannot go out on foot" in page.locator("#tally-error").inner_text()
+    page.wait_for_function("document.querySelector('#win').value === 'open'")  # back to what the count holds
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(page, tmp_path, "phone-foot-refused.png")
 
 
 def test_the_closed_win_typed_on_the_winners_phone_is_scored_by_the_other(browser, server, tmp_path):
@@ -1174,6 +1213,7 @@ def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, 
     page.click("#end-turn")
     page.locator("#unseen").wait_for()
     page.click("#unseen [data-step='1']")
+    page.once("dialog", lambda d: d.accept())  # 2 tiles are no first meld by the record: Ann had melded, say
     page.click("#unseen-played")
     current_is(page, "Ben")
     assert page.locator("#sets").inner_text() == "No camera sees the table: its tiles are not shown here."
@@ -1266,10 +1306,13 @@ def test_a_time_out_with_no_camera_asks_what_the_turn_did_on_a_phone(browser, no
     assert page.locator("#clock-caption").text_content() == "time is up"
     assert page.locator("#current-player").inner_text() == "Ann" and call(port, "/api/turns") == []
     save(page, tmp_path, "phone-no-camera-time-up.png")
+    page.once("dialog", lambda d: d.accept())  # 1 tile is no first meld by the record: Ann had melded, say
     page.click("#unseen-played")
     current_is(page, "Ben")
     assert page.locator("#last-turn-text").inner_text() == \
         "Last turn, Ann: time is up: placed 1 tile (not checked: no camera saw the table)"
+
+
 # Settings and New game as played on phones: a rulebook's own length and Israeli scoring's lack of a target on
 # the form, the rules of the game on the table and the book they are, the answers of a save in view
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.game_state import GameError, Status
+from rules.game_state import DrawSource, GameError, Status, Step
 from rules.game_tally import call_rummikub, closed_preview, confirm_tally, loser_preview, set_tally_rack
-from rules.game_turns import start_game
+from rules.game_turns import draw, end_turn, start_game
 from rules.options import find_variant
 from rules.tiles import Tile, parse_tiles
 
@@ -19,9 +19,19 @@ def R(text: str):
     return tuple(parse_tiles(text))
 
 
+def round_played(g, now: float = 0.0):
+    """Every player has had a turn (each discarding another tile, nothing melded): the next turn is nobody's first,
+    so a Closed hand is judged by its tiles alone (a first turn's is also a Little Blitz)."""
+    for i in range(len(g.seats)):
+        if g.turn.drew is None and g.turn.step is not Step.MELD:
+            g = draw(g, DrawSource.POOL)
+        g, _, _ = end_turn(g, g.turn.table_before, now + i * 0.1, discard=Tile.parse(f"O{3 + i}"))
+    return draw(g, DrawSource.POOL)
+
+
 def counting(rules="international"):
-    """Ann (the starter, 15 tiles: no draw first) went out with her final discard, the count overruled."""
-    g = start_game(["Ann", "Ben", "Cid"], find_variant(rules), 0.0)
+    """Ann (the starter) went out on her second turn with her final discard, the count overruled."""
+    g = round_played(start_game(["Ann", "Ben", "Cid"], find_variant(rules), 0.0))
     g, _, _ = call_rummikub(g, (), 1.0, count_checked=True, discard=Tile.parse("K13"))
     assert g.status is Status.TALLY and g.tally.winner == "Ann"
     return g

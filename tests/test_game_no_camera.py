@@ -77,7 +77,8 @@ def test_a_turn_that_placed_tiles_leaves_them_off_the_rack_and_says_it_was_not_c
     assert rec.action is Action.UNCHECKED and rec.unchecked == 3 and rec.player == "Ann"
     assert rec.table_before == rec.table_after == () and rec.verdict.placed == () and rec.ended_at == 5.0
     assert g.last.action == "unchecked" and g.last.unchecked == 3
-    assert g.last.note == "placed 3 tiles (not checked: no camera saw the table)"
+    assert g.last.note == ("placed 3 tiles (not checked: no camera saw the table; a count cannot show a first "
+                           "meld's 30 points)")
     assert from_dict(to_dict(g)) == g
     # Ben drew: End turn on the unchanged table is still a draw
     g, rec, _ = end_turn(g, (), 6.0)
@@ -85,19 +86,19 @@ def test_a_turn_that_placed_tiles_leaves_them_off_the_rack_and_says_it_was_not_c
 
 
 def test_a_game_saved_before_unchecked_turns_still_loads():
-    g, _ = end_turn_unseen(sabra(), 5.0, 2)
+    g, _ = end_turn_unseen(sabra(), 5.0, 3)
     doc = to_dict(g)
     del doc["last"]["unchecked"]
     assert from_dict(doc).last.unchecked == 0
 
 
 def test_tiles_named_leave_a_typed_rack_and_a_count_alone_forgets_it():
-    g = set_rack(sabra(), "Ann", R("R5 R6 R7 K1 K2 K3 B9 B9 O4 O8 O12 J K13 R13"))
-    named, rec = end_turn_unseen(g, 5.0, tiles=R("R5 R6 R7"))
+    g = set_rack(sabra(), "Ann", R("R10 R11 R12 K1 K2 K3 B9 B9 O4 O8 O12 J K13 R13"))
+    named, rec = end_turn_unseen(g, 5.0, tiles=R("R10 R11 R12"))
     assert sorted(named.seats[0].rack) == sorted(R("B9 B9 J K1 K2 K3 K13 O4 O8 O12 R13"))
-    assert named.seats[0].rack_count == 11 and rec.unchecked == 3 and rec.verdict.placed == R("R5 R6 R7")
-    assert named.last.note == "placed R5 R6 R7 (not checked: no camera saw the table)"
-    assert end_turn_unseen(g, 5.0, 3, tiles=R("R5 R6 R7"))[0] == named  # the count may come too
+    assert named.seats[0].rack_count == 11 and rec.unchecked == 3 and rec.verdict.placed == R("R10 R11 R12")
+    assert named.last.note == "placed R10 R11 R12 (not checked: no camera saw the table)"
+    assert end_turn_unseen(g, 5.0, 3, tiles=R("R10 R11 R12"))[0] == named  # the count may come too
     counted, _ = end_turn_unseen(g, 5.0, 3)
     assert counted.seats[0].rack is None and counted.seats[0].rack_count == 11  # no longer what Ann holds
 
@@ -130,7 +131,7 @@ def test_refused_while_a_camera_sees_the_table():
 
 
 def test_rummikub_checks_the_count_the_players_kept_and_nothing_is_said_outside_a_turn():
-    g, _ = end_turn_unseen(holding(sabra(), "Ann", 3), 5.0, 2)
+    g, _ = end_turn_unseen(holding(sabra(), "Ann", 3), 5.0, 2, count_checked=True)  # she had melded
     assert g.seats[0].rack_count == 1
     with pytest.raises(StillHolds):  # Rummikub! checks the count: Ben holds his 14
         call_rummikub(g, (), 6.0)
@@ -146,7 +147,7 @@ def test_rummikub_checks_the_count_the_players_kept_and_nothing_is_said_outside_
     assert dealing.status is Status.DEALING
     with pytest.raises(GameError, match="the next hand has not started"):
         end_turn_unseen(dealing, 9.0, 1)
-    assert end_turn_unseen(start_hand(dealing, 9.0), 10.0, 1)[0].seats[1].rack_count == 13  # Ben starts
+    assert end_turn_unseen(start_hand(dealing, 9.0), 10.0, 3)[0].seats[1].rack_count == 11  # Ben starts
 
 
 # --- C. American and International: tiles placed, then the discard ------------------------
@@ -161,7 +162,9 @@ def test_american_a_turn_places_tiles_and_ends_with_its_discard(rules):
     al = g.seats[0]
     assert al.rack_count == held - 4 and al.has_melded and al.discard == Tile.parse("K1")
     assert rec.action is Action.UNCHECKED and rec.unchecked == 3
-    assert g.last.discard == Tile.parse("K1") and g.last.note == "placed 3 tiles (not checked: no camera saw the table)"
+    assert g.last.discard == Tile.parse("K1") and g.last.note == (
+        "placed 3 tiles (not checked: no camera saw the table; a count cannot show a first meld's "
+        f"{g.options.initial_meld} points)")
     assert g.turn.step is Step.DRAW and g.current.name == "Bo"
     with pytest.raises(GameError, match="draw first"):  # the draw is pressed first, as for End turn
         end_turn_unseen(g, 2.0, 3, discard=Tile.parse("K2"))

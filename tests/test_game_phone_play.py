@@ -225,7 +225,7 @@ def test_with_no_camera_the_time_out_waits_for_the_players_word():
     assert drew.last.note == "time is up with nothing placed: draws a tile"
     laid, rec = end_turn_unseen(out, 40.0, 3)
     assert rec.action is Action.UNCHECKED and laid.seats[0].rack_count == 11 and laid.turn.unseen
-    assert laid.last.note == "time is up: placed 3 tiles (not checked: no camera saw the table)"
+    assert laid.last.note == ("time is up: placed 3 tiles (not checked: no camera saw the table; a count cannot show a first meld's 30 points)")
     # "Rummikub!" pressed by mistake meanwhile: back to the game, the clock still stopped
     back = cancel_tally(call_rummikub(out, (), 41.0, count_checked=True)[0], 42.0)
     assert back.turn.time_up is not None and back.turn.clock.paused
@@ -237,4 +237,4 @@ def test_with_no_camera_an_american_time_out_settles_the_draw_and_asks():
     assert rec is None and out.turn.step is Step.MELD and out.current.rack_count == 15
     laid, rec = end_turn_unseen(out, 40.0, 3, discard=K3)
     assert laid.seats[0].rack_count == 11 and laid.last.note == (
-        "time is up (a tile was drawn from the pool): placed 3 tiles (not checked: no camera saw the table)")
+        "time is up (a tile was drawn from the pool): placed 3 tiles (not checked: no camera saw the table; a count cannot show a first meld's 21 points)")

@@ -16,7 +16,7 @@ from rules.game_turns import draw, end_turn, start_game
 from rules.options import find_variant
 from rules.tiles import Tile, parse_tiles
 
-from test_game_closed_preview import FOUR_COLOURS_JOKER, ROYAL
+from test_game_closed_preview import FOUR_COLOURS_JOKER, ROYAL, round_played
 
 
 def R(text: str):
@@ -24,8 +24,9 @@ def R(text: str):
 
 
 def counting(rules="international", discard="K13", **kw):
-    """Ann (the starter, 15 tiles) went out with ``discard``; Ben (melded) and Cid (never) hold racks."""
-    g = start_game(["Ann", "Ben", "Cid"], find_variant(rules), 0.0)
+    """Ann (the starter) went out on her second turn with ``discard``; Ben (melded) and Cid (never) hold
+    racks."""
+    g = round_played(start_game(["Ann", "Ben", "Cid"], find_variant(rules), 0.0))
     g, _, _ = call_rummikub(g, (), 1.0, count_checked=True, discard=Tile.parse(discard), **kw)
     return set_tally_rack(set_tally_rack(g, "Ben", R("K5 O12")), "Cid", R("B2"))
 
@@ -113,7 +114,7 @@ def test_the_previews_read_the_win_entered():
     ({"hand": "R1 R2"}, "the closed hand: give its 14 tiles, not 'R1 R2'"),
     ({"win": "sideways"}, "unknown win 'sideways' \\(open, foot or closed\\)"),
     ({"joker_discard": "yes"}, "was the final discard a joker\\? say true or false, not 'yes'"),
-    ({"trump": "R7"}, "unknown win detail\\(s\\): trump \\(say win, hand or joker_discard\\)"),
+    ({"trump": "R7"}, "unknown win detail\\(s\\): trump \\(say win, hand, joker_discard or original_hand\\)"),
 ])
 def test_details_that_cannot_be_entered_are_refused_in_words(details, words):
     g = counting()

@@ -81,7 +81,8 @@ def test_hand_scored_and_exported_as_csv(client, live):
     res = client.get("/api/scores.csv")
     assert res.mimetype == "text/csv"
     rows = list(csv.reader(io.StringIO(res.get_data(as_text=True))))
-    assert rows == [["", "Ann", "Ben"], ["Hand 1", "42", "-42"], ["Total", "42", "-42"], ["Hands won", "1", "0"]]
+    assert rows == [["", "Ann", "Ben", "How the hand ended"], ["Hand 1", "42", "-42", "Ann went out"],
+                    ["Total", "42", "-42"], ["Hands won", "1", "0"]]
     page = client.get("/scores").get_data(as_text=True)
     assert "Export CSV" in page and "+42" in page and "Hands won" in page and "Hand 1" in page
 

@@ -23,7 +23,7 @@ def points(client, **query) -> dict:
 
 
 def test_the_closed_hand_and_every_score_before_confirm_are_what_confirm_gives(client, live):
-    ann_goes_out(client, live, ("Ann", "Ben", "Cid"), rules="international")
+    ann_goes_out(client, live, ("Ann", "Ben", "Cid"), rules="international", later=True)
     client.post("/api/tally/rack", json={"player": "Ben", "rack": "K5 O12", "melded": True})
     client.post("/api/tally/rack", json={"player": "Cid", "rack": "B2"})  # never melded
     win = {"win": "closed", "hand": FOUR_COLOURS_JOKER, "joker_discard": "true"}

@@ -51,7 +51,7 @@ def test_games_hands_scores_and_turns_are_rows(tmp_path):
     store.save(gid, {"status": "playing", "n": 3}, hands=[HAND])
     again = Store(tmp_path / "c.sqlite3")
     assert again.latest_game_id() == gid and again.load_game(gid) == {"status": "playing", "n": 3}
-    assert again.hands(gid) == [HAND] and again.snapshot(gid) == b"pic-2"
+    assert again.hands(gid) == [dict(HAND, details={})] and again.snapshot(gid) == b"pic-2"
     assert [t["placed"] for t in again.turns(gid)] == ["R1 R2 R3"]
     store.save(gid, {"status": "tally", "n": 4}, hands=[])  # the hand taken back
     assert store.hands(gid) == [] and store.games()[0]["status"] == "tally"

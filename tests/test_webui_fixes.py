@@ -228,11 +228,12 @@ def test_an_earlier_game_is_exported_never_another_games_sheet(client, live):
     assert sheet["players"] == ["Ann", "Ben"] and sheet["totals"] == {"Ann": 5, "Ben": -5}
     assert client.get("/api/scores").get_json()["players"] == ["Cid", "Dan"]
     res = client.get(f"/api/scores.csv?game={first}")
-    assert csv_of(res)[:3] == [["", "Ann", "Ben"], ["Hand 1", "5", "-5"], ["Total", "5", "-5"]]
+    assert csv_of(res)[:3] == [["", "Ann", "Ben", "How the hand ended"], ["Hand 1", "5", "-5", "Ann went out"],
+                               ["Total", "5", "-5"]]
     day = time.strftime("%Y-%m-%d")
     assert res.headers["Content-Disposition"] == f"attachment; filename=rummikub-game-{first}-{day}.csv"
     now = client.get("/api/scores.csv")
-    assert csv_of(now)[0] == ["", "Cid", "Dan"] and f"rummikub-game-{second}-" in now.headers["Content-Disposition"]
+    assert csv_of(now)[0] == ["", "Cid", "Dan", "How the hand ended"] and f"rummikub-game-{second}-" in now.headers["Content-Disposition"]
     for bad, code in (("abc", 400), ("-1", 400), ("999", 404)):
         for url in ("/api/scores", "/api/scores.csv"):
             res = client.get(f"{url}?game={bad}")
@@ -246,12 +247,12 @@ def test_csv_of_an_israeli_game_has_the_results_and_no_formulas(client, live):
     start(client, ["=1+2", "@Ben", "-Cid"], rules="israeli")
     score_a_hand(client, live, "=1+2", {"@Ben": "K5", "-Cid": "R1"})
     rows = csv_of(client.get("/api/scores.csv"))
-    assert rows[0] == ["", "'=1+2", "'@Ben", "'-Cid"]  # a spreadsheet shows the names, never runs them
+    assert rows[0] == ["", "'=1+2", "'@Ben", "'-Cid", "How the hand ended"]  # names shown, never run
     assert [r[0] for r in rows] == ["", "Hand 1", "Total", "Hands won", "Israeli primary", "Israeli final"]
     sheet = client.get("/api/scores").get_json()
     assert rows[-1][1:] == [str(sheet["final"][p]) for p in sheet["players"]]
     assert rows[-2][1:] == [str(sheet["primary"][p]) for p in sheet["players"]]
-    assert rows[1][1:] == ["-200", "100", "100"]  # numbers stay numbers, minus signs and all
+    assert rows[1][1:] == ["-200", "100", "100", "'=1+2 went out; final discard K1"]  # numbers stay numbers
     page = client.get("/scores").get_data(as_text=True)
     assert "Israeli primary" in page and "Israeli final" in page
 

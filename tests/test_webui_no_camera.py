@@ -49,7 +49,8 @@ def test_a_demo_taken_over_records_the_tiles_a_sabra_turn_placed(tmp_path, clock
     assert zoe["rack_count"] == 10 and zoe["has_melded"] and g["pool"] == pool and g["current"] == "Yan"
     last = g["last"]
     assert last["action"] == "unchecked" and last["unchecked"] == 4 and last["discard"] is None
-    assert last["note"] == "placed 4 tiles (not checked: no camera saw the table)"
+    assert last["note"] == ("placed 4 tiles (not checked: no camera saw the table; a count cannot show a first "
+                            "meld's 30 points)")
     assert last["verdict"]["word"] == "NOT CHECKED"
     again = client.post("/api/turn/unseen", json={"placed": 4, "turn": turn})
     assert again.status_code == 409 and again.get_json()["message"].startswith("Zoe's turn already ended")
@@ -68,14 +69,14 @@ def test_a_demo_taken_over_records_the_tiles_a_sabra_turn_placed(tmp_path, clock
 def test_tiles_named_leave_the_typed_rack(no_camera):
     client = no_camera
     start(client, ["Ann", "Ben"])
-    assert client.post("/api/rack", json={"player": "Ann", "rack": "R5 R6 R7 K1 K2 K3 B9"}).status_code == 200
-    res = client.post("/api/turn/unseen", json={"tiles": "r5 r6 r7"})
+    assert client.post("/api/rack", json={"player": "Ann", "rack": "R10 R11 R12 K1 K2 K3 B9"}).status_code == 200
+    res = client.post("/api/turn/unseen", json={"tiles": "r10 r11 r12"})
     assert res.status_code == 200, res.get_json()
     g = res.get_json()["state"]["game"]
     assert g["players"][0]["rack_count"] == 11 and g["players"][0]["rack_typed"]
-    assert g["last"]["note"] == "placed R5 R6 R7 (not checked: no camera saw the table)"
-    assert g["last"]["verdict"]["placed"] == ["R5", "R6", "R7"]
-    assert client.get("/api/turns").get_json()[-1]["placed"] == "R5 R6 R7"
+    assert g["last"]["note"] == "placed R10 R11 R12 (not checked: no camera saw the table)"
+    assert g["last"]["verdict"]["placed"] == ["R10", "R11", "R12"]
+    assert client.get("/api/turns").get_json()[-1]["placed"] == "R10 R11 R12"
 
 
 @pytest.mark.parametrize("payload, message", [

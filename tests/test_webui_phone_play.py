@@ -112,9 +112,10 @@ def test_with_no_camera_the_time_out_asks_what_the_turn_did(no_camera, clock):
     s = state(client)
     assert s["game"]["current"] == "Ann" and s["game"]["turn"]["time_up"] and s["game"]["last"] is None
     assert s["game"]["pool"] == g["pool"] and s["game"]["turn"]["id"] == g["turn"]["id"]  # the question stays open
-    res = client.post("/api/turn/unseen", json={"placed": 2, "turn": g["turn"]["id"]})
+    res = client.post("/api/turn/unseen", json={"placed": 3, "turn": g["turn"]["id"]})
     assert res.status_code == 200, res.get_json()
     g = res.get_json()["state"]["game"]
-    assert g["current"] == "Ben" and g["players"][0]["rack_count"] == 12
-    assert g["last"]["note"] == "time is up: placed 2 tiles (not checked: no camera saw the table)"
+    assert g["current"] == "Ben" and g["players"][0]["rack_count"] == 11
+    assert g["last"]["note"] == ("time is up: placed 3 tiles (not checked: no camera saw the table; "
+                                 "a count cannot show a first meld's 30 points)")
     assert [r["action"] for r in client.get("/api/turns").get_json()] == ["unchecked"]

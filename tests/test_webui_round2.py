@@ -77,10 +77,19 @@ def test_a_turn_ended_by_the_clock_or_started_with_start_hand_needs_no_guard(cli
 
 # --- 2: while the next hand waits for its deal, no turn press works -------------------
 
-def ann_goes_out(client, live, players=("Ann", "Ben"), table="", **extra) -> dict:
+def ann_goes_out(client, live, players=("Ann", "Ben"), table="", *, later: bool = False, **extra) -> dict:
     """Ann went out on the first turn (the count overruled), leaving ``table``: the count's state.
-    American and International: with a final discard (after a draw, unless she starts with 15 tiles)."""
+    American and International: with a final discard (after a draw, unless she starts with 15 tiles).
+    ``later``: on her second turn, a round played first (each player discarding), so that her win is not a
+    first turn's (International: no Little Blitz)."""
     start(client, list(players), **extra)
+    if later:
+        clock = client.application.extensions["companion"].session.now
+        for i, _ in enumerate(players):  # each discards another tile: the box holds two of each
+            if state(client)["game"]["turn"]["phase"] == "draw":
+                assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
+            assert client.post("/api/turn/end", json={"discard": f"O{3 + i}"}).status_code == 200
+            clock.advance(PRESS_GUARD_S)
     g = state(client)["game"]
     ending = {}
     if g["turn"]["phase"] == "draw":

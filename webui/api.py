@@ -10,14 +10,16 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from rules.game_state import GameError, Status
-from rules.game_tally import closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered
+from rules.game_tally import (
+    closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered, win_preview,
+)
 from rules.tiles import format_tiles, parse_tiles
 from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS, RuleOptions, find_variant, variant_name
 from rules.scoring import METHODS
 from rules.game_turns import change_rules, same_scoring
 from webui.session import DRAW_PRESS, END_PRESS, NEW_GAMES_ONLY, RUMMIKUB_PRESS
 from webui.labels import changes, rulebook_of
-from webui.views import change_words, preview_json, rules_words, verdict_json
+from webui.views import change_words, preview_json, rules_words, verdict_json, win_words
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -124,8 +126,9 @@ def _end_turn(action: str):
     discard = field(data, "discard", str)
     turn = turn_field(data, END_PRESS)
     player = c.session.current_player
+    seen = c.sees_table()  # else the table judged is the game's own: the log says the turn was not judged
     verdict = c.session.end_turn(c.turn_table(settle=True), c.picture(), action=action, discard=discard,
-                                 turn=turn, guard=True)
+                                 turn=turn, guard=True, seen=seen)
     state = c.state_json()
     # a refusal that rests only on sets whose verdict hangs on a doubtful tile reads UNSURE, as on the page
     return jsonify(verdict=preview_json(verdict, player, state["sets"]), state=state)
@@ -147,13 +150,15 @@ def pass_turn():
 def end_turn_unseen():
     """No camera sees the table: ``{"placed": 3, "tiles": "R7 R8 R9", "discard": "K1", "turn": "1.1.4"}``,
     what the turn placed, in the players' word (``tiles`` optional; ``discard``: American/International).
-    Logged as not checked; refused (400) while a camera sees the table; ``turn`` as for /api/turn/end."""
+    Logged as not checked; refused (400) while a camera sees the table; ``turn`` as for /api/turn/end.  A
+    first meld the game's record doubts (fewer than 3 tiles, named tiles worth too little, from a player it
+    says has not melded) is refused with ``ask`` unless ``"count_checked": true``."""
     data = body()
     c = companion()
     turn = turn_field(data, END_PRESS)
     c.session.end_turn_unseen(field(data, "placed", int), tiles=field(data, "tiles", str),
                               discard=field(data, "discard", str), camera=c.sees_table(),
-                              turn=turn, guard=True)
+                              turn=turn, guard=True, count_checked=field(data, "count_checked", bool, False))
     return jsonify(state=c.state_json())
 
 
@@ -194,11 +199,12 @@ def rummikub():
     c = companion()
     turn = turn_field(data, RUMMIKUB_PRESS)
     player = c.session.current_player
+    seen = c.sees_table()
     verdict = c.session.call_rummikub(
         c.turn_table(settle=True), winner=field(data, "winner", str),
         pool_empty=field(data, "pool_empty", bool, False),
         discard=field(data, "discard", str), turn=turn, guard=True,
-        count_checked=field(data, "count_checked", bool, False),
+        count_checked=field(data, "count_checked", bool, False), seen=seen,
     )
     state = c.state_json()
     return jsonify(tally=state["game"]["tally"], verdict=preview_json(verdict, player, state["sets"]) if verdict
@@ -216,17 +222,27 @@ def tally_read():
     return jsonify(player=data["player"], rack=codes, state=c.state_json())
 
 
+TALLY_ENTRY = {"rack": str, "melded": bool, "win": str, "hand": str, "joker_discard": bool, "original_hand": bool}
+
+
 @bp.post("/tally/rack")
 def tally_rack():
     """An entry in the count, kept in the game so that every phone shows it and any can confirm:
     ``{"player": "Ben", "rack": "R5 J"}`` (blank or null: not given yet) and/or ``"melded": true/false``
     (the players' correction; null: as the game knows); International, the win (no ``player`` needed):
     ``"win": "closed"``, ``"hand": "K1 K2 ..."`` (the closed hand's 14 tiles; blank: not given),
-    ``"joker_discard": true/false`` (null: as the final discard says).  ``turn`` (``game.turn.id``):
-    refused with 409 once the count it was typed for is over."""
+    ``"joker_discard": true/false`` (null: as the final discard says), ``"original_hand": true/false``
+    (Grand Blitz, where the game cannot know it).  ``turn`` (``game.turn.id``): refused with 409 once the
+    count it was typed for is over.  A rack of more tiles than the count says is refused with ``ask``
+    unless ``"count_checked": true``.  Any other field is refused, named (nothing is silently ignored)."""
     data = body()
+    unknown = sorted(set(data) - set(TALLY_ENTRY) - {"player", "turn", "count_checked"})
+    if unknown:
+        abort(400, f"unknown field(s) {', '.join(map(repr, unknown))}: send 'player' with 'rack' and/or 'melded', or "
+                   "the International win: 'win', 'hand', 'joker_discard', 'original_hand' (the hand's type is "
+                   "worked out from its tiles)")
     entry = {}
-    for name, kind in (("rack", str), ("melded", bool), ("win", str), ("hand", str), ("joker_discard", bool)):
+    for name, kind in TALLY_ENTRY.items():
         if name in data:
             entry[name] = field(data, name, kind)
     player = field(data, "player", str, required="rack" in entry or "melded" in entry)
@@ -234,10 +250,11 @@ def tally_rack():
         abort(400, "send 'rack' (tile codes; blank: not given yet) or 'melded' (true or false), or the "
                    "International win: 'win', 'hand', 'joker_discard'")
     c = companion()
-    c.session.enter_tally(player, turn=field(data, "turn", str), **entry)
+    c.session.enter_tally(player, turn=field(data, "turn", str),
+                          count_checked=field(data, "count_checked", bool, False), **entry)
     state = c.state_json()
     tally = state["game"]["tally"]
-    out = {k: tally[k] for k in ("win", "hand", "joker_discard")}
+    out = {k: tally[k] for k in ("win", "hand", "joker_discard", "original_hand")}
     if player is not None:
         out.update(player=player, rack=tally["racks"][player], melded=tally["melded"][player])
     return jsonify(**out, state=state)
@@ -254,15 +271,17 @@ def tally_confirm():
     if not all(isinstance(v, (str, type(None))) for v in racks.values()):
         abort(400, "field 'racks' maps each player to tile codes as text")
     extra = field(data, "extra", dict, {})
-    if {"racks", "self", "turn"} & set(extra):  # they would collide with confirm_tally's own arguments
-        abort(400, f"field 'extra' may not hold {sorted({'racks', 'self', 'turn'} & set(extra))}")
+    own = {"racks", "self", "turn", "count_checked"}  # they would collide with confirm_tally's own arguments
+    if own & set(extra):
+        abort(400, f"field 'extra' may not hold {sorted(own & set(extra))}")
     melded = field(data, "melded", dict)
     if melded is not None:
         if not all(isinstance(v, bool) for v in melded.values()):
             abort(400, "field 'melded' maps each player to true (has melded) or false (has not)")
         extra["melded"] = melded
     c = companion()
-    result = c.session.confirm_tally(racks, turn=field(data, "turn", str), **extra)
+    result = c.session.confirm_tally(racks, turn=field(data, "turn", str),
+                                     count_checked=field(data, "count_checked", bool, False), **extra)
     return jsonify(result=result, state=c.state_json())
 
 
@@ -288,8 +307,11 @@ def tally_points():
     ``win``, ``joker_discard`` and ``hand``: the International details typed on the page, each by default
     the one entered in the count; a Closed win with a hand gives ``closed``: the hand's ``type``,
     ``name``, ``jokers``, ``points`` and the ``winner_score``, or the ``problem`` with the hand in words.
+    International with a winner, whatever the win, also ``winner``: the ``win``, its ``points`` (before
+    the joker discard doubles them), ``winner_score`` and ``words`` (the page's line), or the ``problem``.
     ``score`` is null where it depends on the other racks too (Sabra or American with the pool empty)
-    or on a closed hand not given.
+    or on a closed hand not given, or the win cannot be scored; ``trump_twin``: the rack holds the
+    trump's twin (its bonus is in ``score``).
     """
     c = companion()
     rules = c.session.rules
@@ -308,13 +330,32 @@ def tally_points():
     codes = request.args.get("hand", "").strip() or format_tiles(entered.get("hand") or ())
     if win == "closed" and codes:
         hand, out["closed"] = _closed(g, codes, joker_discard)
+    if entered:
+        out["winner"] = _winner(g, win, hand, codes, joker_discard)
     if name is None:
         return jsonify(out)
     melded = flag_arg("melded")
     melded = has_melded(g, name) if melded is None else melded
     out["melded"] = melded
     out["score"] = loser_preview(g, name, tiles, melded, win, joker_discard, hand=hand)
+    if g.options.trump_bonus and g.options.scoring_method.hand_details:  # International, the twin's bonus agreed
+        out["trump_twin"] = g.trump is not None and g.trump in tiles and name != g.tally.winner
     return jsonify(out)
+
+
+def _winner(g, win: str, hand: tuple, codes: str, joker_discard: bool) -> dict:
+    """What the player who went out scores under the win typed (rules.game_tally.win_preview), with the
+    page's line for it (views.win_words), or why that win cannot be scored."""
+    if win == "closed" and not codes:
+        preview = {"win": win, "problem": "type the closed hand's 14 tiles to see what it scores"}
+    elif win == "closed" and not hand:
+        preview = {"win": win, "problem": _closed(g, codes, joker_discard)[1]["problem"]}
+    else:
+        try:
+            preview = win_preview(g, win, hand or None, joker_discard)
+        except GameError as exc:
+            preview = {"win": win, "problem": str(exc)}
+    return dict(preview, words=win_words(preview))
 
 
 def _closed(g, codes: str, joker_discard: bool) -> tuple:

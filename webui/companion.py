@@ -304,7 +304,9 @@ class Companion:
     def csv_rows(self, game_id: int | None = None) -> list[list] | None:
         """The score sheet of that game as CSV rows (views.csv_rows); None when there is no such game."""
         game_id, game = self.game_of(game_id)
-        return csv_rows(score_sheet(game), game.status is Status.FINISHED) if game is not None else None
+        if game is None:
+            return None
+        return csv_rows(score_sheet(game), game.status is Status.FINISHED, self.session.store.hands(game_id))
 
     def state_json(self) -> dict:
         self.follow_rules()

@@ -38,7 +38,9 @@ TURNS = """CREATE TABLE IF NOT EXISTS {name} (
     placed TEXT NOT NULL,           -- tile codes
     penalty INTEGER NOT NULL,       -- tiles drawn as a penalty
     table_before TEXT NOT NULL,     -- table notation
-    table_after TEXT NOT NULL
+    table_after TEXT NOT NULL,
+    discard TEXT,                   -- the tile the turn ended with (the winner's final discard included)
+    taken_back INTEGER NOT NULL DEFAULT 0  -- 1: a Rummikub! taken back with Back to the game: the turn went on
 );"""
 
 SCHEMA = """
@@ -68,6 +70,7 @@ CREATE TABLE IF NOT EXISTS hands (
     winner TEXT,
     pool_empty INTEGER NOT NULL,
     racks TEXT NOT NULL,            -- {player: "tile codes"}
+    details TEXT,                   -- JSON: how it was won (final discard, win, closed hand, doubling, trump's twin)
     UNIQUE (game_id, number)
 );
 CREATE TABLE IF NOT EXISTS scores (
@@ -105,8 +108,17 @@ def _turns_legal_nullable(c: sqlite3.Connection) -> None:
     c.execute("UPDATE turns SET legal = NULL WHERE action = 'unchecked'")
 
 
+def _hand_record(c: sqlite3.Connection) -> None:
+    """Version 2: a turn keeps the tile it ended with and whether a Rummikub! was taken back; a hand how it
+    was won.  Older rows have none of it (NULL, not taken back)."""
+    for table, column, kind in (("turns", "discard", "TEXT"), ("turns", "taken_back", "INTEGER NOT NULL DEFAULT 0"),
+                                ("hands", "details", "TEXT")):
+        if column not in {r["name"] for r in c.execute(f"PRAGMA table_info({table})")}:
+            c.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
 # (version, step): each step brings a file of the version before it up to that version, keeping its rows
-MIGRATIONS = ((1, _turns_legal_nullable),)
+MIGRATIONS = ((1, _turns_legal_nullable), (2, _hand_record))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 KEEP = object()  # save(..., snapshot=KEEP): leave the stored picture as it is
@@ -213,8 +225,9 @@ class Store:
         return game_id
 
     def save(self, game_id: int, state: dict, *, hands: list[dict] | None = None, turn: dict | None = None,
-             snapshot=KEEP) -> None:
-        """The game's new state, with the turn it finished, its scored hands and the new turn's picture."""
+             snapshot=KEEP, taken_back: tuple[int, int] | None = None) -> None:
+        """The game's new state, with the turn it finished, its scored hands and the new turn's picture;
+        ``taken_back`` (hand, turn): that turn's Rummikub! was taken back, its row is marked so."""
         now = time.time()
         with self.transaction() as c:
             c.execute("UPDATE games SET state = ?, status = ?, options = ?, updated_at = ? WHERE id = ?",
@@ -223,17 +236,27 @@ class Store:
             if turn is not None:
                 c.execute(
                     "INSERT INTO turns (game_id, hand, number, player, started_at, ended_at, action, legal, "
-                    "problems, placed, penalty, table_before, table_after) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "problems, placed, penalty, table_before, table_after, discard) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (game_id, turn["hand"], turn["number"], turn["player"], turn["started_at"], turn["ended_at"],
                      turn["action"], None if turn["legal"] is None else int(turn["legal"]),
                      json.dumps(turn["problems"]), turn["placed"],
-                     turn["penalty"], turn["table_before"], turn["table_after"]),
+                     turn["penalty"], turn["table_before"], turn["table_after"], turn.get("discard")),
                 )
+            if taken_back is not None:
+                self._take_back(c, game_id, *taken_back)
             if hands is not None:
                 self._sync_hands(c, game_id, hands, now)
             if snapshot is not KEEP:
                 self._put_snapshot(c, game_id, snapshot)
+
+    @staticmethod
+    def _take_back(c: sqlite3.Connection, game_id: int, hand: int, number: int) -> None:
+        """Mark the row "Rummikub!" logged for turn ``number`` of ``hand`` (the latest of that turn that is a
+        turn, not the table the camera found): taken back, the turn went on and will be logged again."""
+        c.execute("UPDATE turns SET taken_back = 1 WHERE id = (SELECT id FROM turns WHERE game_id = ? AND hand = ? "
+                  "AND number = ? AND action != 'table_found' AND taken_back = 0 ORDER BY id DESC LIMIT 1)",
+                  (game_id, hand, number))
 
     @staticmethod
     def _put_snapshot(c: sqlite3.Connection, game_id: int, jpeg: bytes | None) -> None:
@@ -252,8 +275,10 @@ class Store:
             if h["number"] in have:
                 continue
             cur = c.execute(
-                "INSERT INTO hands (game_id, number, ended_at, winner, pool_empty, racks) VALUES (?, ?, ?, ?, ?, ?)",
-                (game_id, h["number"], now, h["winner"], int(h["pool_empty"]), json.dumps(h["racks"])),
+                "INSERT INTO hands (game_id, number, ended_at, winner, pool_empty, racks, details) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, h["number"], now, h["winner"], int(h["pool_empty"]), json.dumps(h["racks"]),
+                 json.dumps(h.get("details") or {})),
             )
             c.executemany("INSERT INTO scores (hand_id, player, score) VALUES (?, ?, ?)",
                           [(cur.lastrowid, p, int(v)) for p, v in h["scores"].items()])
@@ -302,7 +327,7 @@ class Store:
     # hands, scores, turns ------------------------------------------------------
     def hands(self, game_id: int) -> list[dict]:
         rows = self._read(
-            "SELECT id, number, winner, pool_empty, racks FROM hands WHERE game_id = ? ORDER BY number",
+            "SELECT id, number, winner, pool_empty, racks, details FROM hands WHERE game_id = ? ORDER BY number",
             (game_id,),
         )
         out = []
@@ -314,6 +339,7 @@ class Store:
             out.append({
                 "number": r["number"], "winner": r["winner"], "pool_empty": bool(r["pool_empty"]),
                 "racks": json.loads(r["racks"]), "scores": scores,
+                "details": json.loads(r["details"]) if r["details"] else {},  # stored before hands kept it: none
             })
         return out
 
@@ -334,6 +360,7 @@ class Store:
         for r in reversed(rows):
             d = dict(r)
             d["legal"] = None if d["legal"] is None else bool(d["legal"])  # None: not judged
+            d["taken_back"] = bool(d["taken_back"])
             d["problems"] = json.loads(d["problems"])
             d.pop("game_id", None)
             out.append(d)

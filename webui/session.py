@@ -16,15 +16,18 @@ from typing import Callable
 
 from rules.game_codec import from_dict, options_back, to_dict
 from rules.game_deal import set_trump, start_hand
-from rules.game_state import NOT_JUDGED, Action, DrawSource, Game, GameError, Status, Table, TurnRecord, table_of
+from rules.game_state import (
+    NOT_JUDGED, Action, DrawSource, Game, GameError, ScoredHand, Status, Table, TurnRecord, table_of,
+)
 from rules.game_tally import (
-    call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded, set_tally_rack,
-    set_tally_win, undo_last_hand,
+    WIN_DETAILS, call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded,
+    set_tally_rack, set_tally_win, undo_last_hand,
 )
 from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
     table_found, table_restored, time_out, undo_draw,
 )
+from rules.international import hand_type as closed_type
 from rules.options import RuleOptions, find_variant, variant_name
 from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
@@ -52,26 +55,49 @@ class StorageError(RuntimeError):
     """The database refused the write: the game stays as it was before the action."""
 
 
-def turn_row(record: TurnRecord) -> dict:
+def turn_row(record: TurnRecord, *, seen: bool = True, discard: Tile | None = None) -> dict:
     """The turn log's row; a turn no camera saw (action ``unchecked``) whose tiles were not named
     says how many were placed ("3 tiles").  ``legal`` is None where no rule judged the table (a turn
-    no camera saw, the table found on the camera's return): neither legal nor illegal."""
+    no camera saw, the table found on the camera's return, and any turn ended while no camera saw the
+    table: ``seen`` False, its table was the game's own): neither legal nor illegal.  ``discard``: the
+    tile the turn ended with, where the record does not name it."""
     v = record.verdict
     n = record.unchecked
     placed = format_tiles(v.placed) or (f"{n} tile{'s' if n != 1 else ''}" if n else "")
+    discard = record.discard or discard
     return {
         "hand": record.hand, "number": record.number, "player": record.player,
         "started_at": record.started_at, "ended_at": record.ended_at, "action": record.action.value,
-        "legal": None if record.action in NOT_JUDGED else v.legal, "problems": [p.message for p in v.problems],
+        "legal": None if record.action in NOT_JUDGED or not seen else v.legal,
+        "problems": [p.message for p in v.problems],
         "placed": placed, "penalty": record.penalty,
         "table_before": format_table(record.table_before), "table_after": format_table(record.table_after),
+        "discard": discard.code if discard else None,
     }
 
 
 def hand_rows(game: Game) -> list[dict]:
     return [{"number": h.number, "winner": h.winner, "pool_empty": h.pool_empty,
              "racks": {n: format_tiles(r) for n, r in zip(game.names, h.racks)},
-             "scores": dict(zip(game.names, h.scores))} for h in game.hands]
+             "scores": dict(zip(game.names, h.scores)), "details": hand_details(h)} for h in game.hands]
+
+
+def hand_details(h: ScoredHand) -> dict:
+    """How a scored hand was won, for its row in the database and the sheet (empty in Sabra)."""
+    out: dict = {}
+    if h.discard is not None:
+        out["discard"] = h.discard.code
+    if h.win is not None:
+        out.update(win=h.win, joker_discard=h.joker_discard)
+    if h.closed_type is not None:
+        kind = closed_type(h.closed_type)
+        out["closed_hand"] = {"type": kind.number, "name": kind.name, "jokers": h.closed_jokers,
+                              "points": kind.points[h.closed_jokers]}
+        if h.hand:
+            out["hand"] = format_tiles(h.hand)
+    if h.trump_holders:
+        out.update(trump_holders=list(h.trump_holders), trump_bonus=h.trump_bonus)
+    return out
 
 
 def rack_arg(text: str | None, name: str | None = None) -> tuple[Tile, ...] | None:
@@ -142,11 +168,17 @@ class GameSession:
         self.game, self.game_id = from_dict(doc), game_id
         self.snapshot_jpeg = self.store.snapshot(game_id)
 
-    def _commit(self, new: Game, *, record: TurnRecord | None = None, snapshot=KEEP, hands: bool = False) -> None:
-        """Save first; only a saved state becomes the state shown."""
+    def _commit(self, new: Game, *, record: TurnRecord | None = None, snapshot=KEEP, hands: bool = False,
+                seen: bool = True, taken_back: tuple[int, int] | None = None) -> None:
+        """Save first; only a saved state becomes the state shown.  ``seen``: a camera saw the table the
+        turn ``record`` ended on (else the log says it was not judged); ``taken_back``: see Store.save."""
+        row = None
+        if record is not None:
+            ended = new.last if new.last is not None and new.last.player == record.player else None
+            row = turn_row(record, seen=seen, discard=ended.discard if ended else None)
         try:
-            self.store.save(self.game_id, to_dict(new), turn=turn_row(record) if record else None,
-                            hands=hand_rows(new) if hands else None, snapshot=snapshot)
+            self.store.save(self.game_id, to_dict(new), turn=row, hands=hand_rows(new) if hands else None,
+                            snapshot=snapshot, taken_back=taken_back)
         except StoreError as exc:
             self._failed(exc)
         self.game = new
@@ -419,12 +451,13 @@ class GameSession:
             self._commit(undo_draw(self._in_play("taking a draw back"), None if table is None else table_of(table)))
 
     def end_turn(self, table: Table, picture: bytes | None = None, *, action: str = "done",
-                 discard: str | None = None, turn: str | None = None, guard: bool = False):
+                 discard: str | None = None, turn: str | None = None, guard: bool = False, seen: bool = True):
         """The player says the turn is over; an illegal table is refused and the turn goes on.
 
         ``turn`` (see :meth:`turn_id`): the turn the press is for; one that has ended already is refused
         (:class:`Conflict`), so a double press cannot end the next player's turn.  None: whichever is on.
         ``guard`` (a person's press): refused too a moment after a press ended a turn (:meth:`_check_fresh`).
+        ``seen`` False: no camera saw ``table`` (the game's own): the log says the turn was not judged.
         """
         with self._lock:
             g = self._ending(turn, guard)
@@ -433,14 +466,16 @@ class GameSession:
             if record is None:
                 self._commit(new)
             else:
-                self._ended_by(g, new, record, picture)
+                self._ended_by(g, new, record, picture, seen=seen)
             return verdict
 
     def end_turn_unseen(self, placed: int | None, *, tiles: str | None = None, discard: str | None = None,
-                        camera: bool, turn: str | None = None, guard: bool = False) -> None:
+                        camera: bool, turn: str | None = None, guard: bool = False,
+                        count_checked: bool = False) -> None:
         """No camera sees the table: the players say the turn placed ``placed`` tiles (``tiles``: which, as
         codes), recorded unchecked (rules.game_turns.end_turn_unseen); ``camera``: one sees the table, so
-        this is refused.  ``turn`` and ``guard`` as for :meth:`end_turn`."""
+        this is refused.  ``turn`` and ``guard`` as for :meth:`end_turn`; ``count_checked``: the players
+        say a first meld the game's record doubts is right (the player had melded before)."""
         with self._lock:
             g = self._ending(turn, guard)
             try:
@@ -448,7 +483,8 @@ class GameSession:
             except ValueError as exc:
                 raise SessionError(f"the tiles placed: {exc}") from None
             new, record = end_turn_unseen(g, self.now(), placed, tiles=named, camera=camera,
-                                          discard=Tile.parse(discard) if discard else None)
+                                          discard=Tile.parse(discard) if discard else None,
+                                          count_checked=count_checked)
             self._ended_by(g, new, record, None)  # no picture of a table nobody sees
 
     def _ending(self, turn: str | None, guard: bool) -> Game:
@@ -458,9 +494,9 @@ class GameSession:
             self._check_fresh(END_PRESS)
         return self._in_play("ending a turn")
 
-    def _ended_by(self, g: Game, new: Game, record: TurnRecord, picture: bytes | None) -> None:
+    def _ended_by(self, g: Game, new: Game, record: TurnRecord, picture: bytes | None, *, seen: bool = True) -> None:
         """Store the turn ``g``'s player ended, and remember the press for :meth:`_check_fresh`."""
-        self._commit(new, record=record, snapshot=picture)
+        self._commit(new, record=record, snapshot=picture, seen=seen)
         self._ended = (self.turn_id(), g.current.name, self.now())
 
     def tick(self, table: Table, picture: bytes | None = None, *, seen: bool = True) -> None:
@@ -474,7 +510,7 @@ class GameSession:
             if out is None:
                 return
             new, record = out
-            self._commit(new, record=record, snapshot=KEEP if new.restore or record is None else picture)
+            self._commit(new, record=record, snapshot=KEEP if new.restore or record is None else picture, seen=seen)
 
     def take_found_table(self, table: Table, picture: bytes | None = None) -> None:
         """The camera is back and sees ``table`` held still: a turn that followed turns no camera saw
@@ -528,9 +564,9 @@ class GameSession:
     # end of hand ------------------------------------------------------------------
     def call_rummikub(self, table: Table, *, winner: str | None = None, pool_empty: bool = False,
                       discard: str | None = None, turn: str | None = None, guard: bool = False,
-                      count_checked: bool = False):
+                      count_checked: bool = False, seen: bool = True):
         """"Rummikub!" (or the pool ran out): the turn it ends is judged as "End turn" is; on an illegal
-        table it is refused and the turn goes on.  Returns the verdict."""
+        table it is refused and the turn goes on.  Returns the verdict.  ``seen`` as for :meth:`end_turn`."""
         with self._lock:
             self._check_turn(turn)
             if guard:
@@ -539,7 +575,7 @@ class GameSession:
             extra = {"discard": Tile.parse(discard)} if discard else {}
             new, record, verdict = call_rummikub(g, table_of(table), self.now(), winner=winner,
                                                  pool_empty=pool_empty, count_checked=count_checked, **extra)
-            self._commit(new, record=record)
+            self._commit(new, record=record, seen=seen)
             return verdict
 
     def _check_count(self, turn: str | None) -> None:
@@ -559,18 +595,21 @@ class GameSession:
             self._commit(new)
             return format_tiles(new.tally.racks[new.seat_of(name)])
 
-    def enter_tally(self, name: str | None, *, turn: str | None = None, **entry) -> None:
+    def enter_tally(self, name: str | None, *, turn: str | None = None, count_checked: bool = False,
+                    **entry) -> None:
         """One entry in the count, kept in the game so that every phone shows it and any can confirm:
         player ``name``'s ``rack`` (tile codes; blank or None: not given) and/or ``melded`` (True or
         False, the players' correction of the first meld; None: as the game knows); International, the
-        win: ``win``, ``hand`` (tile codes) and/or ``joker_discard`` (rules.game_tally.set_tally_win).
-        A code that is not a tile and a rack the box cannot hold are refused naming whose rack it is."""
+        win: ``win``, ``hand`` (tile codes), ``joker_discard`` and/or ``original_hand``
+        (rules.game_tally.set_tally_win).  A code that is not a tile and a rack the box cannot hold are
+        refused naming whose rack it is; more tiles than the count says are asked about unless
+        ``count_checked``."""
         with self._lock:
             self._check_count(turn)
             g = self._counting()
             if name is not None:
                 g.seat_of(name)
-            win = {k: entry.pop(k) for k in ("win", "hand", "joker_discard") if k in entry}
+            win = {k: entry.pop(k) for k in WIN_DETAILS if k in entry}
             if "hand" in win:
                 win["hand"] = hand_arg(win["hand"])
             if win:
@@ -582,13 +621,13 @@ class GameSession:
                         check_rack(rack, g.options)
                     except GameError as exc:
                         raise SessionError(f"{name}'s rack: {exc}") from None
-                g = set_tally_rack(g, name, rack)
+                g = set_tally_rack(g, name, rack, count_checked=count_checked)
             if "melded" in entry:
                 g = set_tally_melded(g, name, entry["melded"])
             self._commit(g)
 
     def confirm_tally(self, racks: dict[str, str | None], *, melded: dict[str, bool] | None = None,
-                      turn: str | None = None, **extra) -> dict:
+                      turn: str | None = None, count_checked: bool = False, **extra) -> dict:
         """The players agree on every rack: score the hand and deal the next one (it waits for its start).
 
         The racks are those entered in the count (:meth:`enter_tally`, :meth:`read_rack`); one given in
@@ -605,15 +644,18 @@ class GameSession:
                 extra["hand"] = hand_arg(extra["hand"])
             if melded:
                 extra["melded"] = melded
-            new = confirm_tally(g, self.now(), given, **extra)
+            new = confirm_tally(g, self.now(), given, count_checked=count_checked, **extra)
             self._commit(new, hands=True, snapshot=None)
             h = new.hands[-1]
             return {"hand": h.number, "winner": h.winner, "scores": dict(zip(new.names, h.scores))}
 
     def cancel_tally(self) -> None:
-        """Back to the game: "Rummikub!" was called by mistake; the clock keeps the time left."""
+        """Back to the game: "Rummikub!" was called by mistake; the clock keeps the time left.  The turn
+        goes on, so the row the call logged for it is marked taken back: the log never shows one turn
+        ended twice."""
         with self._lock:
-            self._commit(cancel_tally(self._counting(), self.now()))
+            g = self._counting()
+            self._commit(cancel_tally(g, self.now()), taken_back=(g.hand, g.turn.number))
 
     def undo_hand(self) -> None:
         """Take back the last scored hand: its tally opens again, also when that hand ended the game by

@@ -16,7 +16,9 @@ from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
-from rules.game_tally import laid_out, score_sheet, win_entered
+from rules.game_tally import (
+    dealt_hand, first_turn, laid_out, melded_before, original_hand, score_sheet, trump_holders, win_entered,
+)
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
 from webui.labels import changes
@@ -95,12 +97,45 @@ def rules_name(o: RuleOptions) -> str:
 
 
 def win_json(game: Game) -> dict:
-    """International, the win as entered in the count (rules.game_tally.win_entered), for every phone;
-    all null where there is none to describe."""
+    """International, the win as entered in the count (rules.game_tally.win_entered), for every phone,
+    and what the game knows of it: ``winner_melded`` (the winner had melded before going out: no Foot or
+    Closed win), ``first_turn`` (Little Blitz), ``original_hand`` (Grand Blitz, as known or said) and
+    ``ask_original_hand`` (only the players know it), ``trump_holders`` (the trump's twin on a rack
+    entered); all null where there is none to describe."""
     entered = win_entered(game)
     hand = entered.get("hand")
+    known = {"winner_melded": None, "first_turn": None, "original_hand": None, "ask_original_hand": False}
+    if entered:
+        known = {"winner_melded": melded_before(game), "first_turn": first_turn(game),
+                 "original_hand": original_hand(game), "ask_original_hand": dealt_hand(game) is None}
+    holders = list(trump_holders(game)) if game.tally is not None and game.options.trump_bonus else []
     return {"win": entered.get("win"), "hand": None if hand is None else format_tiles(hand),
-            "joker_discard": entered.get("joker_discard")}
+            "joker_discard": entered.get("joker_discard"), **known, "trump_holders": holders}
+
+
+WIN_LINES = {"open": "went out open", "foot": "went out on foot", "closed": "went out closed"}
+
+
+def win_words(preview: dict) -> str:
+    """The tally's line for the player who went out (International), from rules.game_tally.win_preview:
+    every win says its points, then what the winner scores after the joker discard's doubling and the
+    trump's twin, the same way ("went out on foot: 200 points → scores +400 (doubled by the joker
+    discard)"); or why the win cannot be scored."""
+    line = WIN_LINES.get(preview.get("win"), "went out")
+    if preview.get("problem"):
+        return f"{line}: {preview['problem']}"
+    closed = preview.get("closed_hand")
+    if closed:
+        jokers = closed["jokers"]
+        with_jokers = f" with {jokers} joker{'s' if jokers > 1 else ''}" if jokers else ""
+        what = f"{closed['name']}{with_jokers}, {closed['points']} points"
+    else:
+        alone = preview["win"] == "open" and preview["points"] == 200
+        what = f"{preview['points']} points{', nobody else has melded' if alone else ''}"
+    notes = (["doubled by the joker discard"] if preview.get("joker_discard") else []) + \
+        ([f"+{preview['trump_bonus']} for the trump's twin"] if preview.get("trump_bonus") else [])
+    score = preview["winner_score"]
+    return f"{line}: {what} → scores {score:+d}" + (f" ({', '.join(notes)})" if notes else "")
 
 
 def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict, storage_error: str | None,
@@ -154,6 +189,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             "read": {s.name: r for s, r in zip(game.seats, tally.read)},
             # the players' "has melded" corrections (null: as players[].has_melded says)
             "melded": {s.name: (tally.melded[i] if tally.melded else None) for i, s in enumerate(game.seats)},
+            # the winner's final discard (American and International), as recorded with Rummikub!
+            "discard": tally.discard.code if tally.discard else None,
             **win_json(game)},
         "can_undo_hand": game.undo is not None,
         "length": length_json(game),
@@ -275,12 +312,42 @@ def sheet_rows(sheet: ScoreSheet) -> list[list]:
     return rows
 
 
-def csv_rows(sheet: ScoreSheet, finished: bool = False) -> list[list]:
+def hand_words(h: dict) -> str:
+    """How a scored hand ended, in a line for the sheet's Hands and the CSV: who went out and how (the
+    International win and closed hand), the final discard, the joker doubling, the trump's twin.
+    ``h`` is a hand row (webui.session.hand_rows); one stored before hands kept this says who went out."""
+    d = h.get("details") or {}
+    if h["winner"] is None:
+        words = "pool exhausted: nobody went out"
+    elif h["pool_empty"]:
+        words = f"pool exhausted: {h['winner']} held the least"
+    else:
+        words = f"{h['winner']} {WIN_LINES.get(d.get('win'), 'went out')}"
+    closed = d.get("closed_hand")
+    if closed:
+        jokers = closed["jokers"]
+        with_jokers = f" with {jokers} joker{'s' if jokers > 1 else ''}" if jokers else ""
+        words += f": {closed['name']}{with_jokers}, {closed['points']} points"
+    if d.get("discard"):
+        words += f"; final discard {d['discard']}"
+    if d.get("joker_discard"):
+        words += "; doubled by the joker discard"
+    if d.get("trump_holders"):
+        words += f"; trump's twin: {', '.join(d['trump_holders'])} +{d['trump_bonus']}"
+    return words
+
+
+def csv_rows(sheet: ScoreSheet, finished: bool = False, hands: list[dict] | None = None) -> list[list]:
     """What the score sheet page shows, as CSV rows: the hands, the total, hands won, and for Israeli
     minus scoring the primary and final scores; a finished game also each player's final place and the
-    result ("Ann wins").  Text a spreadsheet would run as a formula (a name starting with = + - @) gets
-    a leading single quote."""
+    result ("Ann wins").  With the ``hands`` rows (webui.session.hand_rows), each hand's row ends with
+    how it ended (:func:`hand_words`).  Text a spreadsheet would run as a formula (a name starting with
+    = + - @) gets a leading single quote."""
     rows = sheet_rows(sheet)
+    if hands is not None:
+        rows[0].append("How the hand ended")
+        for row, h in zip(rows[1:-1], hands):
+            row.append(hand_words(h))
     won = sheet.games_won
     rows.append(["Hands won", *(won[p] for p in sheet.players)])
     if sheet.scorer.final_scores:
@@ -348,7 +415,8 @@ def sheet_view(sheet: ScoreSheet, hands: list[dict], finished: bool = False) -> 
     out["rows"] = sheet_rows(sheet)
     out["hands"] = [
         {"number": h["number"], "winner": h["winner"], "pool_empty": h["pool_empty"],
-         "scores": h["scores"], "racks": h["racks"], "round": sheet.round_of(h["number"])}
+         "scores": h["scores"], "racks": h["racks"], "round": sheet.round_of(h["number"]),
+         "details": h.get("details") or {}, "how": hand_words(h)}
         for h in hands
     ]
     return out

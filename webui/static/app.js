@@ -14,7 +14,7 @@ const meldedSaving = {};  // player: a "has melded" toggle on its way (a state s
 // International: the win entered in the count is the server's too; the closed hand typed here and not saved
 // yet (null: none), and the win or joker choice on its way
 let handDraft = null;
-const winSaving = { win: 0, joker: 0 };
+const winSaving = { win: 0, joker: 0, melded: 0, dealt: 0 };
 // a rack or closed hand left while the server was down: sent again as soon as it answers (what it saves:
 // how to send it), so the phones agree and the score does not depend on which one presses Confirm
 const unsent = new Map();
@@ -88,6 +88,11 @@ function countWrong(data) {
   return confirm(words) ? { count_checked: true } : null;
 }
 
+// a refusal that asks the players (`ask`: the count may be wrong): their yes sends the press again
+function asked(data) {
+  return data.ask && confirm(data.ask.question) ? data.ask.send : null;
+}
+
 // `retry(data)`, for a refusal the players may overrule: the fields to send again with, or null
 async function post(url, payload = {}, retry = null) {
   let res;
@@ -102,7 +107,7 @@ async function post(url, payload = {}, retry = null) {
   offline(false);
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
-    const again = retry && retry(data);
+    const again = (retry && retry(data)) || asked(data);
     if (again) return post(url, { ...payload, ...again });
     flash(data.message || `request failed (${res.status})`);
     if (res.status === 409) poll();  // pressed for a turn already over: show the turn that is on
@@ -494,7 +499,9 @@ function renderTally(g) {
   $("tally-how-typed").hidden = camera;
   document.querySelectorAll("#tally-rows [data-action=read-rack]").forEach((b) => { b.hidden = !camera; });
   $("tally-intl").hidden = !(g.game === "international" && t.winner);
-  $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out: counting the racks`;
+  const finalDiscard = t.discard ? ` (final discard ${t.discard})` : "";
+  $("tally-title").textContent = t.pool_empty ? "The pool is empty: counting the racks" : `Rummikub! ${t.winner} went out${finalDiscard}: counting the racks`;
+  $("tally-empty-rule").textContent = t.pool_empty ? "Nobody went out: every rack holds tiles." : "Only the player who went out has an empty rack.";
   const key = JSON.stringify([g.id, g.hand, t.winner, t.pool_empty, g.players.map((p) => p.name)]);
   if (key === tallyKey) {
     // what another phone entered shows here too, except in the box being typed in (or not saved yet)
@@ -508,7 +515,8 @@ function renderTally(g) {
         points(input);
       } else if (melded) points(input);
     });
-    if (syncWin(t)) winChanged();
+    if (syncWin(t)) { $("tally-error").hidden = true; winChanged(); }  // a refusal of the win changed is stale
+    else if (winKey(t) !== previewed) closedPreview();  // a meld corrected, a rack with the trump's twin
     winnerLine(g);
     return;
   }
@@ -654,6 +662,11 @@ function syncWin(t) {
     box.value = t.hand ?? "";
     changed = true;
   }
+  // the winner had melded before going out (no Foot or Closed win then); the hand dealt (Grand Blitz), asked
+  // only where the game cannot know it
+  if (!winSaving.melded && $("winner-melded").checked !== !!t.winner_melded) { $("winner-melded").checked = !!t.winner_melded; changed = true; }
+  $("original-hand-field").hidden = !t.ask_original_hand;
+  if (!winSaving.dealt && $("original-hand").checked !== !!t.original_hand) { $("original-hand").checked = !!t.original_hand; changed = true; }
   return changed;
 }
 
@@ -715,41 +728,37 @@ function winnerWords(g, name) {
   if (scoring === "israeli")
     return othersMelded ? "went out: scores -100 (minus scoring: low is good)"
                         : "went out: scores -200, nobody else has melded (minus scoring: low is good)";
-  if (scoring === "international") {
-    const win = $("win").value;
-    const double = $("joker-discard").checked ? ", doubled by the joker discard" : "";
-    if (win === "foot") return `went out on foot: scores 200${double}`;
-    if (win === "closed") return closedWords || `went out closed: scores the closed hand's points${double}`;
-    return othersMelded ? `went out open: scores 100${double}` : `went out open: scores 200, nobody else has melded${double}`;
-  }
+  if (scoring === "international") return closedWords || `went out ${$("win").value}: …`;  // the server's line, below
   return "went out: empty rack, scores the points left on the others' racks";
 }
 
 function signed(n) { return n > 0 ? `+${n}` : String(n); }
 
-// International, a Closed win: the hand's type and value and what the winner scores, asked of the
-// server's scoring before Confirm (kept here, so a state arriving meanwhile redraws the line with it)
+// International, any win: its points and what the winner scores (doubled, the trump's twin), or why it
+// cannot be scored, in the server's words before Confirm (kept here, so a state arriving meanwhile redraws
+// the line with it)
 let closedWords = null;
 let closedAsk = 0;
+let previewed = null;  // the count's win and melds the line was asked for
+function winKey(t) {
+  return JSON.stringify([t.win, t.hand, t.joker_discard, t.winner_melded, t.original_hand, t.melded, t.trump_holders]);
+}
 function closedPreview() {
   const ask = ++closedAsk;
   closedWords = null;
   setTimeout(async () => {
     const g = state.game || {};
     const t = g.tally;
-    if (ask !== closedAsk || !t || !t.winner || g.game !== "international" || $("win").value !== "closed") return;
-    const hand = $("closed-hand").value.trim();
-    const double = $("joker-discard").checked;
-    if (!hand) { closedWords = "went out closed: type the closed hand's 14 tiles to see what it scores"; winnerLine(g); return; }
-    const q = new URLSearchParams({ rack: "", win: "closed", hand, joker_discard: double ? "true" : "false" });
+    if (ask !== closedAsk || !t || !t.winner || g.game !== "international") return;
+    previewed = winKey(t);
+    const win = $("win").value;
+    const q = new URLSearchParams({ rack: "", win, joker_discard: $("joker-discard").checked ? "true" : "false" });
+    if (win === "closed") q.set("hand", $("closed-hand").value.trim());
     try {
       const r = await fetch(`/api/tally/points?${q}`);
       const d = await r.json();
-      const c = d.closed;
-      if (ask !== closedAsk || !r.ok || !c) return;
-      const jokers = c.jokers ? ` with ${c.jokers} joker${c.jokers === 1 ? "" : "s"}` : "";
-      closedWords = c.problem ? `went out closed: ${c.problem}` : `went out closed: ${c.name}${jokers}, ` +
-        `${c.points} points → scores ${signed(c.winner_score)}${double ? " (doubled by the joker discard)" : ""}`;
+      if (ask !== closedAsk || !r.ok || !d.winner) return;
+      closedWords = d.winner.words;
       winnerLine(state.game || {});
     } catch (err) { offline(true); }
   }, 150);
@@ -782,6 +791,7 @@ function points(input) {
       let text = `${d.tiles} tile${d.tiles === 1 ? "" : "s"} · ${d.points} point${d.points === 1 ? "" : "s"}`;
       if (d.score != null) text += ` → scores ${signed(d.score)}`;
       if (d.melded === false && meldMatters(g)) text += " (not melded)";
+      if (d.trump_twin) text += " (holds the trump's twin)";
       out.textContent = text;
       out.className = "points";
     } catch (err) { offline(true); }
@@ -1035,6 +1045,14 @@ $("win").addEventListener("change", () => { winChanged(); saveWin("win", { win: 
 $("joker-discard").addEventListener("change", () => {
   winChanged();
   saveWin("joker", { joker_discard: $("joker-discard").checked });
+});
+$("winner-melded").addEventListener("change", () => {
+  const t = (state.game || {}).tally;
+  if (t && t.winner) saveWin("melded", { player: t.winner, melded: $("winner-melded").checked });
+});
+$("original-hand").addEventListener("change", () => {
+  winChanged();
+  saveWin("dealt", { original_hand: $("original-hand").checked });
 });
 $("closed-hand").addEventListener("input", () => { handDraft = $("closed-hand").value; winChanged(); });
 $("closed-hand").addEventListener("blur", saveHand);
