@@ -857,6 +857,9 @@ def test_an_international_closed_win_shows_its_value_before_confirm(browser, ser
     page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('not 3')")
     assert winner.inner_text() == "went out closed: the closed hand: a closed hand has 14 tiles, not 3"
     page.fill("#closed-hand", "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R1")
+    box = page.evaluate("(() => { const b = document.getElementById('closed-hand'); "
+                        "return [b.scrollWidth <= b.clientWidth, b.scrollHeight <= b.clientHeight + 2]; })()")
+    assert box == [True, True]  # all 14 tiles in view on a phone, not cut off in a one-line box
     page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('Royal')")
     assert winner.inner_text() == "went out closed: Royal, 2400 points → scores +2400"
     ben = page.locator("[data-points=Ben]")
