@@ -119,3 +119,24 @@ def test_with_no_camera_the_time_out_asks_what_the_turn_did(no_camera, clock):
     assert g["last"]["note"] == ("time is up: placed 3 tiles (not checked: no camera saw the table; "
                                  "a count cannot show a first meld's 30 points)")
     assert [r["action"] for r in client.get("/api/turns").get_json()] == ["unchecked"]
+
+
+def test_a_trump_laid_and_not_out_in_time_is_put_back_for_the_trump_not_an_illegal_table(client, clock, live):
+    """Al takes the trump and lays R7 R8 R9, a legal table, but time runs out before he goes out: the table
+    goes back because the trump may be taken only to win at once, and the put-back card must not call the
+    table illegal."""
+    start(client, ["Al", "Bo"], rules="american", trump="R7", options={"turn_time_limit": 60})
+    assert client.post("/api/turn/draw", json={"source": "trump"}).status_code == 200
+    live.set_table("R7 R8 R9")
+    clock.advance(61)
+    tick(client)
+    restore = state(client)["game"]["restore"]
+    assert restore["player"] == "Al" and restore["penalty"] == 3 and restore["table_legal"] is True
+
+
+def test_an_illegal_table_put_back_says_so(client, clock, live):
+    start(client, ["Ann", "Ben"], options={"turn_time_limit": 60})
+    live.set_table("R7 R8")
+    clock.advance(61)
+    tick(client)
+    assert state(client)["game"]["restore"]["table_legal"] is False

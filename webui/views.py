@@ -181,6 +181,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
                                            "unchecked": last.unchecked},
         "restore": None if game.restore is None else {
             "player": game.restore.player, "penalty": game.restore.penalty,
+            # a legal table goes back too when the trump was taken and the turn did not win in time
+            "table_legal": not game.restore.problems,
             "sets": [[x.code for x in s] for s in game.restore.table], "has_picture": snapshot},
         "tally": None if tally is None else {
             "winner": tally.winner, "pool_empty": tally.pool_empty,

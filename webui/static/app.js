@@ -474,7 +474,10 @@ function renderRestore(g) {
   if (!r) return;
   const empty = !r.sets.length;
   $("restore-text").textContent =
-    `${r.player} ran out of time with the table not legal, takes back the tiles played and draws ${r.penalty}. ` +
+    (r.table_legal
+      ? `${r.player} ran out of time holding the trump, which may be taken only to win at once: it goes back ` +
+        `face up, and ${r.player} takes back the tiles played and draws ${r.penalty}. `
+      : `${r.player} ran out of time with the table not legal, takes back the tiles played and draws ${r.penalty}. `) +
     (empty ? "The table was empty when the turn began: every tile on it goes back to the racks."
            : "Lay the table out as it was:");
   const img = $("snapshot-img");
