@@ -186,9 +186,13 @@ def set_tally_melded(game: Game, name: str, melded: bool | None) -> Game:
 def melded_before(game: Game) -> bool:
     """International: had the player who went out made the first meld before the turn they went out in?
     The seat as that turn found it ("Rummikub!" leaves the seats so), as the players corrected it."""
+    return _meld_on_record(game, game.seat_of(game.tally.winner))
+
+
+def _meld_on_record(game: Game, i: int) -> bool:
+    """Has seat ``i`` made the first meld: the players' correction in the tally, else what the game knows."""
     tally = game.tally
-    i = game.seat_of(tally.winner)
-    corrected = tally.melded[i] if tally.melded else None
+    corrected = tally.melded[i] if tally is not None and tally.melded else None
     return game.seats[i].has_melded if corrected is None else corrected
 
 
@@ -265,11 +269,9 @@ def has_melded(game: Game, name: str) -> bool:
     """Has ``name`` made the first meld, as the tally counts it: the players' correction, else what
     the game knows; the player who went out has."""
     i = game.seat_of(name)
-    tally = game.tally
-    if tally is not None and name == tally.winner:
+    if game.tally is not None and name == game.tally.winner:
         return True
-    corrected = tally.melded[i] if tally is not None and tally.melded else None
-    return game.seats[i].has_melded if corrected is None else corrected
+    return _meld_on_record(game, i)
 
 
 WIN_DETAILS = ("win", "hand", "joker_discard", "original_hand")
