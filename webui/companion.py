@@ -199,10 +199,10 @@ class Companion:
         """The table a turn action judges: the camera's (``settle``: once hands are off it), but the game's
         own while no camera sees it (a camera out shows no tile, or its last picture: judged, that would
         take every tile down) and while the turn waits for the camera to find the table (turns no camera
-        saw before it): tiles placed unseen must not count as this turn's."""
+        saw before it): tiles placed unseen must not count as this turn's (:meth:`sees_table`)."""
         ts = ts if ts is not None else self.table_state()
         g = self.session.game
-        if g is not None and (self._unseen_turn() or not ts.camera_ok):
+        if g is not None and not self.sees_table(ts):
             return g.turn.table_before
         return self.settled_table() if settle else self.table_now(ts)
 
