@@ -324,8 +324,7 @@ def tally_points():
         return jsonify(out)
     entered = win_entered(g)  # what another phone entered counts unless this one typed otherwise
     win = request.args.get("win") or entered.get("win")
-    joker_discard = flag_arg("joker_discard")
-    joker_discard = entered.get("joker_discard", False) if joker_discard is None else joker_discard
+    joker_discard = flag_arg("joker_discard")  # None: the count's, as each preview reads it (win_entered)
     hand = None
     codes = request.args.get("hand", "").strip() or format_tiles(entered.get("hand") or ())
     if win == "closed" and codes:
@@ -343,7 +342,7 @@ def tally_points():
     return jsonify(out)
 
 
-def _winner(g, win: str, hand: tuple, codes: str, joker_discard: bool) -> dict:
+def _winner(g, win: str, hand: tuple, codes: str, joker_discard: bool | None) -> dict:
     """What the player who went out scores under the win typed (rules.game_tally.win_preview), with the
     page's line for it (views.win_words), or why that win cannot be scored."""
     if win == "closed" and not codes:
@@ -358,7 +357,7 @@ def _winner(g, win: str, hand: tuple, codes: str, joker_discard: bool) -> dict:
     return dict(preview, words=win_words(preview))
 
 
-def _closed(g, codes: str, joker_discard: bool) -> tuple:
+def _closed(g, codes: str, joker_discard: bool | None) -> tuple:
     """The closed hand typed on the page and its preview (rules.game_tally.closed_preview); a hand that
     scores nothing: no tiles (not the hand entered), and the problem in words."""
     try:
