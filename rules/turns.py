@@ -164,11 +164,16 @@ def validate_turn(
             "every rack tile was melded: one tile must be left for the final discard "
             "(a player may not draw and then meld all tiles)")))
     box = o.box
+    on_table = box.excess(ALL_FACES[i] for i, a in enumerate(n_after) for _ in range(a))
     over = box.excess(ALL_FACES[i] for i, (a, r, p) in enumerate(zip(n_after, n_rack, placed_n))
                       for _ in range(a + r - p))
-    if over:
-        problems.append(Problem("box_exceeded", tuple(over), (
-            f"the table and the rack hold {box.describe_excess(over)}")))
+    if on_table:
+        problems.append(Problem("box_exceeded", tuple(on_table), (
+            f"the table holds {box.describe_excess(on_table)}")))
+    elif over:  # only with the tiles left on the rack: a verdict is read by every player, so none is named
+        problems.append(Problem("box_exceeded", (), (
+            f"the table and the player's rack hold more copies of a tile than the {box.name} box has: a tile "
+            "is misread or the rack given is wrong (the rack's tiles are not named: they are its player's)")))
 
     # jokers, followed by what they stand for: of the ways to pair the jokers before with
     # those after (same meaning: the same joker; unpaired: freed), the one that breaks fewest rules

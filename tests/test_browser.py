@@ -1411,3 +1411,42 @@ def test_settings_show_the_game_on_the_table_and_what_a_save_did_on_a_phone(brow
     assert page.input_value("select[name=rules]") == ""  # the form shows the game's rules again
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save(page, tmp_path, "phone-settings-game-on-the-table.png")
+
+
+def test_the_hint_shows_only_on_the_phone_that_typed_the_rack(browser, server, tmp_path):
+    """Two phones at 390 px: Ann types her rack on hers and sees her best move there (also after a reload:
+    the key stays in the tab); Ben's phone says whose hint it is and shows none of her tiles, and never asks
+    for it.  Once her turn is over her hint is gone and the rack is asked for again."""
+    url, port, live, clock = server
+    live.set_table("R3 R4 R5 | K5 B5 O5")
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    call(port, "/api/settings", {"hint": True})
+    ann, ben = phone(browser, url), phone(browser, url)
+    asked = []  # Ben's phone's requests for a hint
+    ben.on("request", lambda r: asked.append(r.url) if "/api/hint" in r.url else None)
+    for page in (ann, ben):
+        current_is(page, "Ann")
+        page.locator("#hint-result >> text=Type the rack to get a hint.").wait_for()
+    ann.fill("#hint-rack", "K10 K11 K12 B2")
+    ann.click("text=Use this rack")
+    ann.locator("#hint-result >> text=Play 3 tiles worth 33").wait_for()
+    assert ann.locator("#hint-result .tile").count() > 3
+    ben.locator("#hint-result >> text=Ann's hint shows only on the phone that typed the rack.").wait_for()
+    live.set_table("R3 R4 R5 | K5 B5 O5 | O7 O8 O9")  # the table changes: the hint follows it on Ann's phone
+    ann.locator("#hint-result .set >> text=7").first.wait_for()
+    ann.reload()
+    ann.locator("#hint-result >> text=Play 3 tiles worth 33").wait_for()
+    for page in (ann, ben):
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save(ann, tmp_path, "phone-hint-ann.png")
+    save(ben, tmp_path, "phone-hint-ben.png")
+    assert ben.locator("#hint-result .tile").count() == 0 and asked == []
+    assert not re.search(r'title="(K10|K11|K12|B2)\b', ben.content())
+    assert "hint-key" not in ben.evaluate("Object.keys(sessionStorage).join(' ')")
+    live.set_table("R3 R4 R5 | K5 B5 O5")
+    clock.advance(PRESS_GUARD_S)
+    call(port, "/api/turn/end", {})  # nothing placed: Ann draws
+    for page in (ann, ben):
+        current_is(page, "Ben")
+        page.locator("#hint-result >> text=Type the rack to get a hint.").wait_for()
+        assert page.locator("#hint-result .tile").count() == 0

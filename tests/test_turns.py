@@ -195,7 +195,16 @@ class TestJokers:
 
 def test_too_many_copies_on_the_table():
     v = judge("R5 R6 R7 | R5 K5 B5", "R5 R6 R7 | R5 K5 B5 | R3 R4 R5", "R3 R4 R5")
-    assert any("3 x R5" in p for p in v.problems)
+    assert any(p.startswith("the table holds 3 x R5") for p in v.problems)
+
+
+def test_too_many_copies_with_the_rack_names_no_tile_left_on_it():
+    """Every player reads a verdict: a box count broken only by the tiles left on the rack is said without
+    naming them (the rack is its player's; a hint's typed rack must not show through the turn check)."""
+    v = judge("R3 R4 R5 | R4 K4 B4", "R3 R4 R5 | R4 K4 B4 | K10 K11 K12", "R4 K10 K11 K12")
+    box = [p for p in v.issues if p.code == "box_exceeded"]
+    assert not v.legal and len(box) == 1 and box[0].tiles == ()
+    assert "R4" not in box[0].message and box[0].message.startswith("the table and the player's rack hold more")
 
 
 tables = st.lists(

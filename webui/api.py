@@ -414,11 +414,40 @@ def restore_dismiss():
 
 @bp.post("/rack")
 def set_rack():
-    """A player's own rack, typed in, for hints: ``{"player": name, "rack": "R5 R6 J"}``."""
+    """A player's own rack, typed in, for hints: ``{"player": name, "rack": "R5 R6 J"}``.  Answers
+    ``hint_key``, the private key to that rack's hint (``GET /api/hint``), to this phone alone: the state
+    every phone gets never shows the hint (null: the rack was cleared)."""
     data = body()
     c = companion()
-    c.session.set_rack(field(data, "player", str, required=True), field(data, "rack", str, ""))
-    return jsonify(c.state_json())
+    player = field(data, "player", str, required=True)
+    key = c.session.set_rack(player, field(data, "rack", str, ""))
+    return jsonify(player=player, hint_key=key, state=c.state_json())
+
+
+HINT_KEY_HEADER = "X-Hint-Key"  # a header, not the query: kept out of the server's request log and history
+STALE_KEY = ("this hint key opens no hint: a key works for the rack typed with it until that player's turn "
+             "ends, the rack is typed again or the hand is over (and not after a restart of the server): "
+             "type the rack again")
+
+
+@bp.get("/hint")
+def hint():
+    """The hint for the rack this phone typed, sent with the key ``POST /api/rack`` answered in the
+    ``X-Hint-Key`` header: ``{"player", "turn", "hint"}``, the hint on the table now during that player's
+    turn (else null).  400 without a key, 403 for a key that is wrong or no longer works, 409 while hints are
+    off.  Never cached: it shows a player's tiles."""
+    key = request.headers.get(HINT_KEY_HEADER, "").strip()
+    if not key:
+        abort(400, f"send the key that POST /api/rack answered (hint_key) in the {HINT_KEY_HEADER} header")
+    c = companion()
+    player = c.session.hint_keys.holder(key)
+    if player is None:
+        abort(403, STALE_KEY)
+    if not c.session.hint_enabled:
+        abort(409, "hints are switched off: switch them on (Settings, or Hint on the table page)")
+    res = jsonify(c.hint_for(player))
+    res.headers["Cache-Control"] = "no-store"
+    return res
 
 
 @bp.get("/options")

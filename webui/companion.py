@@ -335,6 +335,14 @@ class Companion:
             "options": options.to_dict(),
             "preview": self._preview(self.turn_table(ts), sets),
             "demo": self.demo.view() if self.demo is not None else None,
-            "hint": self.hints.hint(g, table) if s.hint_enabled else None,
+            # the hint names the current player's tiles: every phone learns only whether a phone holds its key
+            "hint": Hints.shared(g, g is not None and s.hint_keys.held(g.current.name)) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,
         }
+
+    def hint_for(self, player: str) -> dict:
+        """The hint for ``player``'s typed rack, for the phone holding its key (``GET /api/hint``): on the
+        table now during that player's turn, else none (``turn`` false: another player's turn, or none)."""
+        g = self.session.game
+        turn = g is not None and g.status is Status.PLAYING and g.current.name == player
+        return {"player": player, "turn": turn, "hint": self.hints.hint(g, self.table_now()) if turn else None}

@@ -32,6 +32,7 @@ from rules.options import RuleOptions, find_variant, variant_name
 from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
 from webui.db import KEEP, Store, StoreError
+from webui.hint_keys import HintKeys
 from webui.views import result_words
 
 SessionError = GameError  # a move that makes no sense now: a 400 with the reason
@@ -151,6 +152,7 @@ class GameSession:
         self.options = options or (options_back(saved) if saved else find_variant("sabra"))
         self.hint_enabled = bool(store.get_setting("hint", False))
         self._hint_cache: dict = {}
+        self.hint_keys = HintKeys()  # who may see a typed rack's hint (webui.hint_keys)
         self._started: tuple | None = None  # (request, monotonic time, game): the last "Start the game"
         self._ended: tuple | None = None  # (turn id begun, who ended the turn before, now): the last press's end
         latest = store.latest_game_id()
@@ -181,7 +183,8 @@ class GameSession:
                             snapshot=snapshot, taken_back=taken_back)
         except StoreError as exc:
             self._failed(exc)
-        self.game = new
+        old, self.game = self.game, new
+        self.hint_keys.follow(old, new)
         if snapshot is not KEEP:
             self.snapshot_jpeg = snapshot
         self.storage_error = None
@@ -390,6 +393,7 @@ class GameSession:
             game = start_game(names, opts, self.now(), first=int(first), trump=trump_arg(trump),
                               table=table_of(table))
             self._leave()
+            self.hint_keys.clear()
             try:
                 if options is not None and remember:
                     self.store.set_setting("options", opts.to_dict())
@@ -422,6 +426,7 @@ class GameSession:
                 raise SessionError(f"there is no game {game_id}")
             game = from_dict(doc)
             self._leave()
+            self.hint_keys.clear()
             self.game_id, self.game = game_id, game
             self.snapshot_jpeg = self.store.snapshot(game_id)
             if game.status is Status.PLAYING and game.restore is None and game.turn.time_up is None:
@@ -556,10 +561,15 @@ class GameSession:
             if g.restore is not None:
                 self._commit(table_restored(g, self.now()))
 
-    def set_rack(self, name: str, codes: str | None) -> None:
-        """A player's own rack, typed in for hints and the turn check."""
+    def set_rack(self, name: str, codes: str | None) -> str | None:
+        """A player's own rack, typed in for hints and the turn check.  Returns the private key to that
+        player's hint (webui.hint_keys: only the phone that typed the rack sees it), None for a rack cleared."""
         with self._lock:
             self._commit(set_rack(self._playing(), name, rack_arg(codes, name)))
+            if self.game.seats[self.game.seat_of(name)].rack is None:
+                self.hint_keys.drop(name)
+                return None
+            return self.hint_keys.issue(name)
 
     # end of hand ------------------------------------------------------------------
     def call_rummikub(self, table: Table, *, winner: str | None = None, pool_empty: bool = False,

@@ -425,10 +425,22 @@ def sheet_view(sheet: ScoreSheet, hands: list[dict], finished: bool = False) -> 
 
 
 class Hints:
-    """The solver's best move for the current player's typed rack, cached per table and rack."""
+    """The solver's best move for the current player's typed rack, cached per table and rack.
+
+    The hint names the player's own tiles: it goes only to the phone holding the key of the rack typed
+    (webui.hint_keys, ``GET /api/hint``); the state every phone gets carries :meth:`shared` alone.
+    """
 
     def __init__(self) -> None:
         self._cache: dict = {}
+
+    @staticmethod
+    def shared(game: Game | None, held: bool) -> dict | None:
+        """What every phone may know of the hint: whose turn it is for, and whether a phone holds the key
+        to it (``needs_rack`` false); never a tile."""
+        if game is None or game.status is not Status.PLAYING:
+            return None
+        return {"player": game.current.name, "needs_rack": not held}
 
     def hint(self, game: Game | None, table) -> dict | None:
         if game is None or game.status is not Status.PLAYING:
@@ -455,7 +467,8 @@ class Hints:
         return self._cache[key]
 
     def suggestion(self, game: Game | None, table) -> list[list[str]] | None:
-        """After a refused turn: a legal arrangement of the tiles now on the table, if one exists."""
+        """After a refused turn: a legal arrangement of the tiles now on the table, if one exists.  Made of
+        the table's tiles alone (never the typed rack), so every phone may see it."""
         if game is None or game.status is not Status.PLAYING or game.turn.attempt is None:
             return None
         key = ("arrange", game.options, tuple(table), game.turn.table_before)

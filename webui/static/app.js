@@ -838,15 +838,65 @@ function renderPlayers(s) {
     ? `Pool: ${g.pool} tiles · play goes ${g.direction === "clockwise" ? "to the left" : "to the right"}` : "";
 }
 
+// The hint names the current player's tiles, so the state every phone gets says only whose it is and whether
+// a phone holds its key: the key POST /api/rack answered is kept in this tab alone (sessionStorage: gone
+// with the tab) and opens GET /api/hint, asked again whenever the state changes.
+const HINT_KEY = "hint-key";
+let hintAsked = null;  // the state version and key whose hint is on its way or shown (null: none)
+
+function hintKey() {
+  try { return JSON.parse(sessionStorage.getItem(HINT_KEY)); } catch (err) { return null; }
+}
+
+function keepHintKey(mine) {
+  if (mine) sessionStorage.setItem(HINT_KEY, JSON.stringify(mine));
+  else sessionStorage.removeItem(HINT_KEY);
+}
+
 function renderHint(s) {
   const on = !!(s.game && s.game.hint);
   $("hint-card").hidden = (s.game || {}).status === "finished";  // no turn left to hint at
   $("hint-toggle").checked = on;
   $("hint-body").hidden = !on;
   $("hint-off").hidden = on;
+  if (on) $("hint-player").textContent = (s.game && s.game.current) || "";
+  const h = on ? s.hint : null;
+  const mine = hintKey();
+  if (h && mine && mine.player === h.player && !h.needs_rack) {
+    const ask = `${s.version} ${mine.key}`;
+    if (hintAsked !== ask) askHint(mine.key, ask);  // the hint already shown stays until it answers
+    return;
+  }
+  hintAsked = null;  // an answer still on its way is for a state gone by
   if (!on) return;
-  const h = s.hint;
-  $("hint-player").textContent = (s.game && s.game.current) || "";
+  const out = $("hint-result");
+  if (!h) { out.replaceChildren(); return; }
+  if (h.needs_rack) {
+    if (mine && mine.player === h.player) keepHintKey(null);  // its key ended (the turn, a restart)
+    out.replaceChildren(el("p", { class: "muted", text: "Type the rack to get a hint." }));
+    return;
+  }
+  out.replaceChildren(el("p", { class: "muted", text: `${h.player}'s hint shows only on the phone that typed the rack.` }));
+}
+
+// `ask`: the state version and key asked for; an answer is shown only while it is still the last asked
+async function askHint(key, ask) {
+  hintAsked = ask;
+  let res;
+  try {
+    res = await fetch("/api/hint", { headers: { "X-Hint-Key": key }, cache: "no-store" });
+  } catch (err) { offline(true); hintAsked = null; return; }
+  const data = await res.json().catch(() => ({}));
+  if (hintAsked !== ask) return;  // a newer state or key asked again, or the hint is no longer this tab's
+  const out = $("hint-result");
+  if (res.status === 403) {  // the key no longer works (the turn ended, the rack was typed again elsewhere)
+    keepHintKey(null);
+    renderHint(state);  // said as to any other phone
+  } else if (!res.ok) out.replaceChildren(el("p", { class: "why", text: data.message || `hint failed (${res.status})` }));
+  else showHint(data.hint);
+}
+
+function showHint(h) {
   const out = $("hint-result");
   if (!h) { out.replaceChildren(); return; }
   if (h.needs_rack) { out.replaceChildren(el("p", { class: "muted", text: "Type the rack to get a hint." })); return; }
@@ -964,7 +1014,9 @@ async function press(action, target) {
     case "save-rack": {
       const rack = $("hint-rack").value;
       $("hint-rack").value = "";  // typed for the hint, never shown back on the shared screen
-      return post("/api/rack", { player: g.current, rack });
+      const r = await post("/api/rack", { player: g.current, rack });
+      if (r) { keepHintKey(r.hint_key ? { key: r.hint_key, player: r.player } : null); renderHint(state); }
+      return r;
     }
   }
 }
