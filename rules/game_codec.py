@@ -124,6 +124,7 @@ def to_dict(game: Game) -> dict[str, Any]:
         "hands": [_hand(h) for h in game.hands],
         "pending": None if game.pending is None else game.pending.to_dict(),
         "undo": None if game.undo is None else to_dict(game.undo),
+        "turn_back": None if game.turn_back is None else to_dict(game.turn_back),
     }
     return out
 
@@ -198,6 +199,8 @@ def from_dict(d: dict[str, Any]) -> Game:
             hands=tuple(_hand_back(h) for h in d["hands"]),
             pending=None if d.get("pending") is None else options_back(d["pending"]),
             undo=None if d.get("undo") is None else from_dict(d["undo"]),
+            # saved before turns could be taken back: the last turn cannot be
+            turn_back=None if d.get("turn_back") is None else from_dict(d["turn_back"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"stored game is not readable ({type(exc).__name__}: {exc})") from None

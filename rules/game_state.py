@@ -283,7 +283,8 @@ class LastTurn:
 
 @dataclass(frozen=True)
 class Game:
-    """One game, hand after hand.  ``undo`` is the tally the last scored hand came from."""
+    """One game, hand after hand.  ``undo`` is the tally the last scored hand came from, ``turn_back``
+    the game before the last turn recorded on the players' word."""
 
     options: RuleOptions
     seats: tuple[Seat, ...]
@@ -304,6 +305,9 @@ class Game:
     discards: tuple[Tile, ...] = ()
     pending: RuleOptions | None = None  # rules chosen mid-hand: they apply from the next hand
     undo: "Game | None" = field(default=None, repr=False)
+    # the game as it was before the last turn ended on the players' word (no camera saw it), kept so that a
+    # wrong answer can be taken back (rules.game_undo); None after a turn the camera judged
+    turn_back: "Game | None" = field(default=None, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:

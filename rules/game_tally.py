@@ -599,7 +599,7 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
     except (TypeError, RuleError) as exc:
         raise GameError(f"cannot score this hand: {exc}") from None
     scored = _scored(game, result, extra)
-    agreed = replace(game, undo=None)
+    agreed = replace(game, undo=None, turn_back=None)  # a scored hand's turns are not taken back one by one
     nxt = new_hand(replace(game, hands=game.hands + (scored,)), now)
     if over(nxt):  # the agreed last hand, or the target reached: as "Finish the game" now, but undoable
         nxt = finish_game(nxt, now)
@@ -657,7 +657,7 @@ def new_hand(game: Game, now: float) -> Game:
     return replace(game, options=options, pending=None, seats=seats, pool=pool, status=Status.DEALING,
                    hand=game.hand + 1, starter=starter, trump=None, trump_up=options.flow.trump, dead=0, discards=(),
                    turn=open_turn(options, starter, 1, (), now, paused=True), last=summary, restore=None,
-                   tally=None)
+                   tally=None, turn_back=None)
 
 
 def undo_last_hand(game: Game, now: float) -> Game:
@@ -701,4 +701,4 @@ def finish_game(game: Game, now: float) -> Game:
     if game.status is Status.TALLY:
         raise GameError("the racks are being counted: confirm the hand (or go back to the game) first")
     turn = replace(game.turn, clock=game.turn.clock.pause(now))
-    return replace(game, status=Status.FINISHED, turn=turn, restore=None, undo=None)
+    return replace(game, status=Status.FINISHED, turn=turn, restore=None, undo=None, turn_back=None)

@@ -153,11 +153,12 @@ def _placed(seat: Seat, placed: tuple[Tile, ...], count: int | None = None) -> S
 
 def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Verdict, penalty: int,
                *, note: str = "", restore: Restore | None = None, discard: Tile | None = None,
-               unchecked: int = 0, unseen: bool = False) -> tuple[Game, TurnRecord]:
+               unchecked: int = 0, unseen: bool = False, back: Game | None = None) -> tuple[Game, TurnRecord]:
     """Log the turn, hand the table to the next player; the clock waits while a table is put back.
     ``discard`` (American/International) is kept in the last turn's line, which names the tile;
     ``unchecked``: the tiles the players said a turn no camera saw placed; ``unseen``: tiles may have
-    been placed that no camera saw, so the next turn's table is not known (nor is it after an unseen turn)."""
+    been placed that no camera saw, so the next turn's table is not known (nor is it after an unseen turn);
+    ``back``: the game before a turn ended on the players' word (:func:`kept_for_undo`), else None."""
     turn = game.turn
     name = game.current.name
     record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.since,
@@ -168,7 +169,15 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
     nxt = replace(nxt, unseen=unseen or turn.unseen)
     last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note, discard=discard,
                     unchecked=unchecked)
-    return replace(game, turn=nxt, last=last, restore=restore, undo=None), record
+    return replace(game, turn=nxt, last=last, restore=restore, undo=None, turn_back=back), record
+
+
+def kept_for_undo(game: Game, now: float) -> Game:
+    """The game as a turn found it when it ends on the players' word, for :func:`rules.game_undo.undo_turn`:
+    its clock stopped at the end (the turn goes on with the time it had left), a refused End turn's
+    verdict dropped (it judged a table since answered for), and no older turn kept with it (one level)."""
+    turn = game.turn
+    return replace(game, turn_back=None, turn=replace(turn, clock=turn.clock.pause(now), attempt=None))
 
 
 DRAWN_FROM = {DrawSource.POOL: "drawn from the pool", DrawSource.DISCARD: "taken the previous discard",
@@ -316,7 +325,7 @@ def ending_checks(game: Game, discard: Tile | None, *, winning: bool = False) ->
 
 
 def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DONE,
-             discard: Tile | None = None) -> tuple[Game, TurnRecord | None, Verdict]:
+             discard: Tile | None = None, seen: bool = True) -> tuple[Game, TurnRecord | None, Verdict]:
     """The player says the turn is over (button, space bar, "pass").
 
     A legal table ends the turn; an illegal one is refused and the turn (and
@@ -325,9 +334,11 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
     International games the turn ends with a discard (refused without one).
     Refused while the next hand waits for its start (the table is still the scored hand's).
     A turn whose time is up (:func:`time_out`) ends the same way, logged as a time-out; tiles placed
-    after the clock ran out are refused.
+    after the clock ran out are refused.  ``seen`` False: no camera saw ``table`` (the game's own), so
+    the turn ends on the players' word ("Drew a tile") and can be taken back (:func:`kept_for_undo`).
     """
     game = require(game)
+    start = game
     ending_checks(game, discard)
     check_time_up(game, table)
     turn = game.turn
@@ -349,7 +360,8 @@ def end_turn(game: Game, table: Table, now: float, *, action: Action = Action.DO
         discard = None  # Sabra has no discards
     if turn.time_up is not None:
         action, note = Action.TIMEOUT, _time_up_words(turn.time_up, verdict.placed, note)
-    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note, discard=discard)
+    new, record = _next_turn(game, table_of(table), now, action, verdict, 0, note=note, discard=discard,
+                             back=None if seen else kept_for_undo(start, now))
     return new, record, verdict
 
 
@@ -409,9 +421,11 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     tiles than the rack holds (less the discard), for a count that empties the rack (that is
     Rummikub!), for tiles named that are not on a typed rack, and wherever End turn is refused.
     A player the game knows has not melded is asked about (:func:`_first_meld_said`) unless
-    ``count_checked``; a first meld given as a count alone is noted as not checkable.
+    ``count_checked``; a first meld given as a count alone is noted as not checkable.  The game before
+    the turn is kept (:func:`kept_for_undo`): a wrong answer can be taken back.
     """
     game = require(game)
+    start = game
     if camera:
         raise GameError("a camera sees the table: End turn judges what it sees (saying what a turn placed is "
                         "for a table no camera sees)")
@@ -436,7 +450,7 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     if game.turn.time_up is not None:  # the players answered the question the clock's expiry asked
         note = f"{_time_up_words(game.turn.time_up, ())}: {note}"
     return _next_turn(game, game.turn.table_before, now, Action.UNCHECKED, verdict, 0,
-                      note=note, discard=discard, unchecked=count, unseen=True)
+                      note=note, discard=discard, unchecked=count, unseen=True, back=kept_for_undo(start, now))
 
 
 def _first_meld_said(game: Game, me: Seat, count: int, tiles: tuple[Tile, ...], discard: Tile | None) -> None:

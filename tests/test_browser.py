@@ -755,6 +755,60 @@ def test_without_a_camera_the_players_say_what_a_turn_did_on_a_phone(browser, no
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
+def test_a_wrong_answer_is_undone_on_a_phone(browser, no_camera_server, tmp_path):
+    """Ann drew, but Played 3 tiles was pressed: Undo last turn, beside the last turn's line, asks and takes it
+    back; the button shows only while the turn can be taken back."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
+    posts = []
+    page.on("request", lambda r: posts.append(r.url.split("/api/")[-1]) if r.method == "POST" else None)
+    page.goto(url + "/")
+    current_is(page, "Ann")
+    assert page.locator("#undo-turn").is_hidden()  # no turn has ended
+    page.click("#end-turn")
+    page.locator("#unseen").wait_for()
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen [data-step='1']")
+    page.click("#unseen-played")
+    current_is(page, "Ben")
+    page.locator("#undo-turn").wait_for()
+    assert page.locator("#undo-turn").inner_text() == "Undo last turn"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.locator("#undo-turn").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["height"] >= 44, box
+    save(page, tmp_path, "phone-undo-last-turn.png")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))  # not now: nothing is sent
+    page.wait_for_timeout(500)  # not a double tap of the button before
+    page.click("#undo-turn")
+    page.wait_for_function("() => !document.body.classList.contains('busy')")
+    assert asked == ["Undo Ann's turn (turn 1)? Last turn, Ann: placed 3 tiles (not checked: no camera saw the "
+                     "table; a count cannot show a first meld's 30 points). It becomes Ann's turn again, as it was "
+                     "before it ended: the rack counts, the pool, the discards, who has melded and the clock go "
+                     "back with it. The turn log keeps it, marked taken back."]
+    assert "turn/undo" not in posts and page.locator("#current-player").inner_text() == "Ben"
+    page.once("dialog", lambda d: d.accept())
+    page.wait_for_timeout(500)
+    page.click("#undo-turn")
+    current_is(page, "Ann")
+    assert page.locator("#last-turn").is_hidden() and page.locator("#undo-turn").is_hidden()
+    assert page.locator("#players tr").first.inner_text().split("\t")[1:3] == ["no", "14"]
+    clock.advance(PRESS_GUARD_S)
+    page.click("#end-turn")  # the right answer: Ann drew
+    page.locator("#unseen").wait_for()
+    page.click("#unseen-drew")
+    current_is(page, "Ben")
+    assert "Ann: nothing placed: draws a tile" in page.locator("#last-turn-text").inner_text()
+    page.locator("#undo-turn").wait_for()  # a draw said with no camera can be taken back too
+    assert [(t["action"], t["undone"]) for t in call(port, "/api/turns")] == [("unchecked", True), ("draw", False)]
+    clock.advance(61)  # Ben's clock runs out: his turn waits, and Ann's can no longer be taken back
+    page.locator("#undo-turn").wait_for(state="hidden")
+    page.goto(url + "/scores")
+    assert "taken back (Undo last turn)" in page.locator("#turn-log").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
 def draw_and_end(page, discard: str) -> None:
     """American, no camera: draw from the pool, type the discard, press End turn: it asks what the turn did."""
     page.click("text=Drew from the pool")

@@ -182,6 +182,18 @@ def undo_draw():
     return jsonify(state=c.state_json())
 
 
+@bp.post("/turn/undo")
+def undo_turn():
+    """Undo last turn: ``{"turn": "1.1.5"}`` (the turn on, optional).  The turn before it, recorded on the
+    players' word with no camera, is taken back (a wrong answer): the game is as it was before it ended,
+    its log row marked taken back.  400 with the reason when the camera judged it or anything has happened
+    since (``game.undo_turn`` is null then); 409 for a press meant for a turn no longer on."""
+    data = body()
+    c = companion()
+    undone = c.session.undo_turn(turn=field(data, "turn", str))
+    return jsonify(undone=undone, state=c.state_json())
+
+
 @bp.get("/turn/check")
 def check_turn():
     """The verdict the turn would get if it ended now (the page shows it as a preview)."""

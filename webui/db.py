@@ -40,7 +40,9 @@ TURNS = """CREATE TABLE IF NOT EXISTS {name} (
     table_before TEXT NOT NULL,     -- table notation
     table_after TEXT NOT NULL,
     discard TEXT,                   -- the tile the turn ended with (the winner's final discard included)
-    taken_back INTEGER NOT NULL DEFAULT 0  -- 1: a Rummikub! taken back with Back to the game: the turn went on
+    -- 1: a Rummikub! taken back with Back to the game: the turn went on; 2 (TURN_UNDONE): a turn recorded on
+    -- the players' word, taken back with Undo last turn: the game went back to before it, the turn is played again
+    taken_back INTEGER NOT NULL DEFAULT 0
 );"""
 
 SCHEMA = """
@@ -122,6 +124,7 @@ MIGRATIONS = ((1, _turns_legal_nullable), (2, _hand_record))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 KEEP = object()  # save(..., snapshot=KEEP): leave the stored picture as it is
+CALL_TAKEN_BACK, TURN_UNDONE = 1, 2  # turns.taken_back: how a logged turn was taken back
 
 
 class StoreError(RuntimeError):
@@ -225,9 +228,10 @@ class Store:
         return game_id
 
     def save(self, game_id: int, state: dict, *, hands: list[dict] | None = None, turn: dict | None = None,
-             snapshot=KEEP, taken_back: tuple[int, int] | None = None) -> None:
+             snapshot=KEEP, taken_back: tuple[int, int] | None = None, undone: bool = False) -> None:
         """The game's new state, with the turn it finished, its scored hands and the new turn's picture;
-        ``taken_back`` (hand, turn): that turn's Rummikub! was taken back, its row is marked so."""
+        ``taken_back`` (hand, turn): that turn's Rummikub! was taken back, its row is marked so (``undone``:
+        the turn itself was taken back with Undo last turn)."""
         now = time.time()
         with self.transaction() as c:
             c.execute("UPDATE games SET state = ?, status = ?, options = ?, updated_at = ? WHERE id = ?",
@@ -244,19 +248,20 @@ class Store:
                      turn["penalty"], turn["table_before"], turn["table_after"], turn.get("discard")),
                 )
             if taken_back is not None:
-                self._take_back(c, game_id, *taken_back)
+                self._take_back(c, game_id, *taken_back, TURN_UNDONE if undone else CALL_TAKEN_BACK)
             if hands is not None:
                 self._sync_hands(c, game_id, hands, now)
             if snapshot is not KEEP:
                 self._put_snapshot(c, game_id, snapshot)
 
     @staticmethod
-    def _take_back(c: sqlite3.Connection, game_id: int, hand: int, number: int) -> None:
-        """Mark the row "Rummikub!" logged for turn ``number`` of ``hand`` (the latest of that turn that is a
-        turn, not the table the camera found): taken back, the turn went on and will be logged again."""
-        c.execute("UPDATE turns SET taken_back = 1 WHERE id = (SELECT id FROM turns WHERE game_id = ? AND hand = ? "
+    def _take_back(c: sqlite3.Connection, game_id: int, hand: int, number: int, how: int) -> None:
+        """Mark the row logged for turn ``number`` of ``hand`` (the latest of that turn that is a turn, not
+        the table the camera found) taken back (``how``): the turn goes on, or is played again, and will be
+        logged again.  The row stays: the log keeps what was said, and that it was taken back."""
+        c.execute("UPDATE turns SET taken_back = ? WHERE id = (SELECT id FROM turns WHERE game_id = ? AND hand = ? "
                   "AND number = ? AND action != 'table_found' AND taken_back = 0 ORDER BY id DESC LIMIT 1)",
-                  (game_id, hand, number))
+                  (how, game_id, hand, number))
 
     @staticmethod
     def _put_snapshot(c: sqlite3.Connection, game_id: int, jpeg: bytes | None) -> None:
@@ -360,6 +365,7 @@ class Store:
         for r in reversed(rows):
             d = dict(r)
             d["legal"] = None if d["legal"] is None else bool(d["legal"])  # None: not judged
+            d["undone"] = d["taken_back"] == TURN_UNDONE  # taken back with Undo last turn
             d["taken_back"] = bool(d["taken_back"])
             d["problems"] = json.loads(d["problems"])
             d.pop("game_id", None)

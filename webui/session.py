@@ -27,6 +27,7 @@ from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
     table_found, table_restored, time_out, undo_draw,
 )
+from rules.game_undo import undo_turn
 from rules.international import hand_type as closed_type
 from rules.options import RuleOptions, find_variant, variant_name
 from rules.scoring import ScoreSheet
@@ -171,16 +172,17 @@ class GameSession:
         self.snapshot_jpeg = self.store.snapshot(game_id)
 
     def _commit(self, new: Game, *, record: TurnRecord | None = None, snapshot=KEEP, hands: bool = False,
-                seen: bool = True, taken_back: tuple[int, int] | None = None) -> None:
+                seen: bool = True, taken_back: tuple[int, int] | None = None, undone: bool = False) -> None:
         """Save first; only a saved state becomes the state shown.  ``seen``: a camera saw the table the
-        turn ``record`` ended on (else the log says it was not judged); ``taken_back``: see Store.save."""
+        turn ``record`` ended on (else the log says it was not judged); ``taken_back``, ``undone``: see
+        Store.save."""
         row = None
         if record is not None:
             ended = new.last if new.last is not None and new.last.player == record.player else None
             row = turn_row(record, seen=seen, discard=ended.discard if ended else None)
         try:
             self.store.save(self.game_id, to_dict(new), turn=row, hands=hand_rows(new) if hands else None,
-                            snapshot=snapshot, taken_back=taken_back)
+                            snapshot=snapshot, taken_back=taken_back, undone=undone)
         except StoreError as exc:
             self._failed(exc)
         old, self.game = self.game, new
@@ -467,7 +469,7 @@ class GameSession:
         with self._lock:
             g = self._ending(turn, guard)
             new, record, verdict = end_turn(g, table_of(table), self.now(), action=Action(action),
-                                            discard=Tile.parse(discard) if discard else None)
+                                            discard=Tile.parse(discard) if discard else None, seen=seen)
             if record is None:
                 self._commit(new)
             else:
@@ -491,6 +493,22 @@ class GameSession:
                                           discard=Tile.parse(discard) if discard else None,
                                           count_checked=count_checked)
             self._ended_by(g, new, record, None)  # no picture of a table nobody sees
+
+    def undo_turn(self, *, turn: str | None = None) -> dict:
+        """Undo last turn: the turn before ``turn`` (the one on, see :meth:`turn_id`), recorded on the
+        players' word, is taken back while nothing has happened since (rules.game_undo.undo_turn); its log
+        row is marked taken back, never deleted.  A press for a turn no longer on (a second tap, another
+        phone) is refused (:class:`Conflict`).  Returns which turn went back."""
+        with self._lock:
+            try:
+                self._check_turn(turn)
+            except Conflict as exc:
+                raise Conflict(f"that Undo was for another turn (taken back already, or played on): {exc}") from None
+            g = self.game
+            new = undo_turn(g, self.now())
+            undone = {"player": new.current.name, "hand": new.hand, "number": new.turn.number}
+            self._commit(new, taken_back=(new.hand, new.turn.number), undone=True)
+            return undone
 
     def _ending(self, turn: str | None, guard: bool) -> Game:
         """The game, for a press that ends the turn ``turn``: refused as :meth:`end_turn` says."""

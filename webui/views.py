@@ -16,6 +16,7 @@ from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
+from rules.game_undo import turn_back_refusal
 from rules.game_tally import (
     dealt_hand, first_turn, laid_out, melded_before, original_hand, score_sheet, trump_holders, win_entered,
 )
@@ -195,6 +196,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             "discard": tally.discard.code if tally.discard else None,
             **win_json(game)},
         "can_undo_hand": game.undo is not None,
+        "undo_turn": undo_turn_json(game),
         "length": length_json(game),
         # once finished: the game's winner by its own winning rule (None for a tie or no hand scored)
         "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,
@@ -203,6 +205,14 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "hint": hint,
         "storage_error": storage_error,
     }
+
+
+def undo_turn_json(game: Game) -> dict | None:
+    """Undo last turn, only while it can be pressed (rules.game_undo): whose turn goes back, which one;
+    None when it cannot (POST /api/turn/undo says why)."""
+    if turn_back_refusal(game) is not None:
+        return None
+    return {"player": game.last.player, "hand": game.turn_back.hand, "number": game.turn_back.turn.number}
 
 
 def last_verdict(last: LastTurn) -> dict | None:

@@ -416,6 +416,8 @@ function renderVerdict(s) {
     (!(preview && preview.changed) && !attempt && g.status === "playing"));
   $("last-turn").hidden = !showLast;
   $("undo-hand").hidden = !(showLast && g.can_undo_hand);
+  // a turn recorded on the players' word, while nothing has happened since (game.undo_turn, else null)
+  $("undo-turn").hidden = !(showLast && g.status === "playing" && g.undo_turn);
   if (showLast) $("last-turn-text").replaceChildren(...lastWords(last));
   renderFound(s);
   if (box.hidden) return;
@@ -1005,6 +1007,7 @@ async function press(action, target) {
       return r;
     }
     case "undo-hand": return confirm(undoWords(state)) ? post("/api/tally/undo") : null;
+    case "undo-turn": return g.undo_turn && confirm(undoTurnWords(g)) ? post("/api/turn/undo", { ...turn }) : null;
     case "set-trump": {
       const r = await post("/api/hand/trump", { trump: $("trump-code").value.trim() });
       if (r) $("trump-code").value = "";
@@ -1033,6 +1036,15 @@ function undoWords(s) {
   if (g.status === "playing")
     return `${head}: ${g.current}'s turn in progress, the first of hand ${g.hand}, is thrown away.`;
   return `${head}: hand ${g.hand}, dealt, is not played.`;
+}
+
+// Undo last turn: one tap must not take a turn back unasked, so it asks, saying which turn and what it recorded
+function undoTurnWords(g) {
+  const u = g.undo_turn;
+  const said = lastWords(g.last).map((x) => (typeof x === "string" ? x : g.last.discard)).join(" ");
+  return `Undo ${u.player}'s turn (turn ${u.number})? ${said}. It becomes ${u.player}'s turn again, as it was ` +
+    "before it ended: the rack counts, the pool, the discards, who has melded and the clock go back with it. " +
+    "The turn log keeps it, marked taken back.";
 }
 
 // Back to the game throws the count away (rules.game_tally.cancel_tally keeps nothing of it): what was
