@@ -18,8 +18,8 @@ it, and read again:
   times 1.5 plus 30, clipped (a flash or a lamp over white tiles: faces that
   touch merge into one white patch);
 - ``shake9``: the phone moved as it took the photo, a 9 px sideways blur;
-- ``turned90`` / ``turned180``: the picture left on its side (a phone that
-  wrote no EXIF turn) or taken from across the table;
+- ``turned90`` / ``turned-90`` / ``turned180``: the picture left on its side
+  either way (a phone that wrote no EXIF turn) or taken from across the table;
 - ``warm`` / ``cool``: a lamp's colour the camera did not balance away
   (blue x0.7, green x0.95, red x1.15; blue x1.15, red x0.8);
 - ``grain12``: noise of 12 grey levels (a dim room the phone brightened);
@@ -133,7 +133,7 @@ def farther(share: float):
 VIEWS = {"as_taken": None, "turned20": turned(20), "turned-30": turned(-30), "seat85": seat(0.85),
          "seat75": seat(0.75), "seat60": seat(0.6), "slant15": slant(0.15), "slant25": slant(0.25),
          "far60": farther(0.6), "far45": farther(0.45), "bright13": overexposed(1.3, 20),
-         "bright15": overexposed(1.5, 30), "shake9": shaken(9), "turned90": turned(90),
+         "bright15": overexposed(1.5, 30), "shake9": shaken(9), "turned90": turned(90), "turned-90": turned(-90),
          "turned180": turned(180), "warm": tinted((0.7, 0.95, 1.15)), "cool": tinted((1.15, 1.0, 0.8)),
          "grain12": noisy(12), "jpeg20": compressed(20)}
 

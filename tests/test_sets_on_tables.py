@@ -282,6 +282,27 @@ def test_a_rack_photographed_with_the_phone_held_at_a_slant_is_still_a_rack(degr
     assert ("table", "R4 R5 R6") in shown and ("table", "K9 B9 O9 R9") in shown
 
 
+@pytest.mark.parametrize("turn", ["ROTATE_90_CLOCKWISE", "ROTATE_180", "ROTATE_90_COUNTERCLOCKWISE"])
+def test_a_rack_in_a_photo_left_on_its_side_or_upside_down_is_still_a_rack_read_top_row_first(turn):
+    """A photo whose orientation was lost (no EXIF, a phone held sideways) shows every tile turned
+    alike: the rack is still told by its board, and its rows come top row first as its owner sees them."""
+    import cv2
+
+    drawn, _ = rack_and_table(2)
+    h, w = drawn.image.shape[:2]
+    image = cv2.rotate(drawn.image, getattr(cv2, turn))
+    x, y = drawn.quads[..., 0], drawn.quads[..., 1]
+    quads = {"ROTATE_90_CLOCKWISE": (h - 1 - y, x), "ROTATE_180": (w - 1 - x, h - 1 - y),
+             "ROTATE_90_COUNTERCLOCKWISE": (y, w - 1 - x)}[turn]
+    det = TileDetections(np.stack(quads, axis=-1).astype(np.float32), drawn.indices, np.full(len(drawn.indices), 0.99))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(image)
+    codes = reading.detections.codes
+    racks = [" ".join(codes[i] for i in s.indices) for s in reading.sets if s.group == "rack"]
+    assert racks == ["R1 K5 B9 J O13 O2", "K10 K11 B3 R7"]
+    tables = {" ".join(codes[i] for i in s.indices) for s in reading.sets if s.group == "table"}
+    assert tables == {"R4 R5 R6", "K9 B9 O9 R9"}
+
+
 def test_sets_on_a_table_are_not_racks_without_a_board():
     drawn, layout = rack_and_table(4)
     keep = [k for k, (kind, members) in enumerate(layout.groups()) if kind == "set"]

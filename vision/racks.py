@@ -29,7 +29,7 @@ NEAR = 30.0  # Lab distance of "the same colour" for EVEN
 DARKER = 25.0  # racks are darker than the table (Lab L): light shading across a table is not a rack
 NOT_FACE = 40.0  # the board differs at least this much from the tile faces (not a tile's own side)
 UPRIGHT = 15.0  # degrees: a rack stands level in a photo of it, seen from its owner's side or the other
-ROLL = 40.0  # degrees: a photo held this far off level still shows its rack level with the rest of its tiles
+ROLL = 40.0  # degrees: a photo whose level lies further than this off its own x axis is on its side
 ROLLED = 0.7  # share of a photo's tiles lying along one line for that line to count as its level
 STRAY = 0.5  # a tile askew on a rack row's line is in the row with up to this many widths of board between it and the row
 STRAY_OFFSET = 0.5  # ... this many tile heights off its centre line
@@ -38,6 +38,8 @@ DIAMOND = 20.0  # degrees: an outline this close to 45 degrees off a row was rea
 INSCRIBED = 0.5  # ... and may be as small as this share of the row's tiles (a square turned inside a face)
 FACING = 2.0  # tiles farther apart than this many widths are in one rack row only when they face the same way
 ROW_HEIGHTS = 4 / 3  # the taller row of a rack's two is at most this much taller (a ledge hides some of one)
+LONGEST = 20  # tiles: a line longer than this stands on no rack (sets laid end to end on the table)
+SIDEWAYS = 10  # tiles at least on the rack rows of a photo on its side (a rack's worth, not a set or two)
 SHUFFLED = 5  # a row told as a rack's by its tiles (mostly in no set) has at least this many
 THUMB = 10.0  # tile height in the thumbnail the colours are measured on (pixels)
 
@@ -67,6 +69,9 @@ def rack_rows(quads: np.ndarray, image: np.ndarray,
     found = _boards(candidates, q, f, image) if candidates else []
     # the other row of a rack found: level, parallel, one row's pitch above or below, side by side with it
     found += [row for row in candidates if row not in found and any(_same_rack(row, other, f) for other in found)]
+    found = [row for row in found if len(row) <= LONGEST]
+    if abs(float(level[0])) < np.cos(np.deg2rad(ROLL)) and sum(map(len, found)) < SIDEWAYS:
+        found = []  # sets on a table of two colours, or beside a dark object, seen sideways look like a short rack
     if in_sets is not None:
         def laid(row: list[int]) -> int:
             return in_sets(_in_order(row, f, q))
@@ -141,16 +146,18 @@ def _boards(candidates: list[list[int]], q: np.ndarray, f, image: np.ndarray) ->
 
 
 def _level(f) -> np.ndarray:
-    """Which way is level in this photo: the image's x axis, or the line most tiles lie along when
-    the photo was taken turned (up to ROLL degrees) and nearly every tile agrees on it.
+    """Which way is level in this photo, pointing the way its tiles read: the line most tiles lie
+    along when nearly every tile agrees on it (a photo held at a slant, or one left on its side or
+    upside down: a rack still stands level with the rest of its tiles), else the image's x axis.
 
-    A photo of a rack taken with the phone held at a slant shows the whole rack slanted; tiles
-    strewn over a table at every angle agree on no line, so a slanted row among them is no rack.
+    Tiles strewn over a table at every angle agree on no line, so a slanted row among them is no rack.
     """
     mean = _axis_angle(f.x_axes)
     off = np.abs((np.rad2deg(np.arctan2(f.x_axes[:, 1], f.x_axes[:, 0]) - mean) + 90) % 180 - 90)
-    if abs(np.rad2deg(mean)) <= ROLL and np.mean(off <= ROW_ANGLE) >= ROLLED:
-        return np.array([np.cos(mean), np.sin(mean)])
+    if np.mean(off <= ROW_ANGLE) >= ROLLED:
+        level = np.array([np.cos(mean), np.sin(mean)])
+        reads = f.x_axes.sum(axis=0)  # the tiles' reading sense (rack tiles stand upright for their owner)
+        return -level if float(reads @ level) < 0 else level
     return np.array([1.0, 0.0])
 
 
