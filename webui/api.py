@@ -214,12 +214,15 @@ def rummikub():
 @bp.post("/tally/read")
 def tally_read():
     """Read a player's rack from the tiles laid in view of the camera; it is entered in the count as a
-    typed one is (``turn``: as for /tally/rack)."""
+    typed one is (``turn``: as for /tally/rack).  A reading the count questions (the wrong number of
+    tiles, a copy more than the box holds) is kept, with the question in ``doubt`` (null: none), and the
+    confirm asks it (rules.game_reads)."""
     data = body()
     c = companion()
-    codes = c.session.read_rack(field(data, "player", str, required=True), c.settled_table(),
-                                turn=field(data, "turn", str))
-    return jsonify(player=data["player"], rack=codes, state=c.state_json())
+    player = field(data, "player", str, required=True)
+    codes = c.session.read_rack(player, c.settled_table(), turn=field(data, "turn", str))
+    state = c.state_json()
+    return jsonify(player=player, rack=codes, doubt=state["game"]["tally"]["doubts"][player], state=state)
 
 
 TALLY_ENTRY = {"rack": str, "melded": bool, "win": str, "hand": str, "joker_discard": bool, "original_hand": bool}

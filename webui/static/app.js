@@ -521,6 +521,7 @@ function renderTally(g) {
     if (syncWin(t)) { $("tally-error").hidden = true; winChanged(); }  // a refusal of the win changed is stale
     else if (winKey(t) !== previewed) closedPreview();  // a meld corrected, a rack with the trump's twin
     winnerLine(g);
+    showDoubts(t);
     return;
   }
   if (tallyKey !== null) dropDrafts();  // another tally: what was typed was for the last one
@@ -552,12 +553,24 @@ function renderTally(g) {
       box.addEventListener("change", () => saveMelded(box, input));
       meta.append(el("label", { class: "check melded" }, box, "has melded"));
     }
-    const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, meta, read);
+    const doubt = el("p", { class: "doubt", "data-doubt": p.name, role: "status", hidden: "" });
+    const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, meta, read, doubt);
     setTimeout(() => points(input), 0);
     return row;
   });
   $("tally-rows").replaceChildren(...rows);
   winnerLine(g);
+  showDoubts(t);
+}
+
+// a rack the camera read that the count questions (rules.game_reads: too few or too many tiles, a copy
+// more than the box holds): the question under it, on every phone, until it is read again or typed
+function showDoubts(t) {
+  document.querySelectorAll("#tally-rows [data-doubt]").forEach((line) => {
+    const q = (t.doubts || {})[line.dataset.doubt];
+    line.hidden = !q;
+    line.textContent = q ? `Camera reading in doubt: ${q}.` : "";
+  });
 }
 
 // Israeli and International scoring count a player who never made the first meld apart (+100 / -100)
