@@ -140,8 +140,9 @@ def win_words(preview: dict) -> str:
 
 
 def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict, storage_error: str | None,
-              snapshot: bool) -> dict:
-    """The game for the page: seats, turn, last turn, restore, tally."""
+              snapshot: bool, typing: dict | None = None) -> dict:
+    """The game for the page: seats, turn, last turn, restore, tally; ``typing``: the count's racks being
+    typed on a phone and not saved yet (webui.typing), with the seconds each mark has left."""
     if game is None:
         return {"status": "none", "players": [], "hint": hint, "storage_error": storage_error}
     t = game.turn
@@ -193,6 +194,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             "read": {s.name: r for s, r in zip(game.seats, tally.read)},
             # a rack read by the camera that the count questions: the question (null: none), on every phone
             "doubts": {s.name: doubts.get(s.name) for s in game.seats},
+            "typing": dict(typing or {}),
             # the players' "has melded" corrections (null: as players[].has_melded says)
             "melded": {s.name: (tally.melded[i] if tally.melded else None) for i, s in enumerate(game.seats)},
             # the winner's final discard (American and International), as recorded with Rummikub!
