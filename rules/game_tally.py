@@ -22,6 +22,7 @@ from rules.game_state import (
     table_of, tiles_added,
 )
 from rules.game_length import over
+from rules.game_reads import check_reads
 from rules.game_turns import (
     check_discard, check_rack, check_time_up, deal, ending_checks, judge, open_turn, require,
 )
@@ -111,13 +112,15 @@ def cancel_tally(game: Game, now: float) -> Game:
 
 
 def _with_rack(game: Game, name: str, rack: tuple[Tile, ...] | None, read: bool) -> Game:
+    """The rack entered for ``name``; a typed one the box cannot hold is refused, a read one is kept and
+    questioned (:mod:`rules.game_reads`): the players see what the camera read, to correct it."""
     tally = game.tally
     i = game.seat_of(name)
     if name == tally.winner:
         if rack:
             raise GameError(f"{name} went out, so that rack is empty")
         rack = ()  # cleared or not: the rack of the player who went out stays empty
-    elif rack:
+    elif rack and not read:
         rack = check_rack(rack, game.options)
     racks = tuple(rack if j == i else r for j, r in enumerate(tally.racks))
     reads = tuple(read if j == i else r for j, r in enumerate(tally.read))
@@ -125,7 +128,9 @@ def _with_rack(game: Game, name: str, rack: tuple[Tile, ...] | None, read: bool)
 
 
 def read_rack(game: Game, name: str, table: Table) -> Game:
-    """The tiles the camera sees beyond the final table: the player's rack laid out in view."""
+    """The tiles the camera sees beyond the final table: the player's rack laid out in view.  Kept as
+    read even when the count says it cannot be right (the wrong number of tiles, a copy more than the
+    box holds): it is questioned instead (:func:`rules.game_reads.read_doubts`), and the confirm asks."""
     require(game, Status.TALLY)
     rack = tiles_added(game.tally.table, table)
     if not rack:
@@ -557,7 +562,9 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
     asks, unless ``count_checked``); None or an empty rack there leaves the entered one as it is, so
     a client that has not seen a rack entered on another phone does not erase it.
     A rack neither entered nor given is refused; only the player who went out
-    has an empty rack.  Racks that together hold more than the box are refused naming whose.
+    has an empty rack.  Racks that together hold more than the box are refused naming whose; a rack
+    read by the camera that the count questions (:func:`rules.game_reads.check_reads`: the wrong number
+    of tiles, a copy more than the box holds) is asked about unless ``count_checked``.
     ``melded`` corrects, for this hand's score, whether a
     player has melded (Israeli and International scoring), over the corrections
     entered in the tally (:func:`set_tally_melded`).  ``extra`` are the
@@ -594,6 +601,8 @@ def confirm_tally(game: Game, now: float, racks: Mapping[str, tuple[Tile, ...] |
     if o.scoring_method.hand_details and o.trump_bonus:
         extra["trump_holders"] = list(trump_holders(game))
     _box_holds(game, parsed, extra.get("hand"))
+    if not count_checked:
+        check_reads(game)
     try:
         result = score_hand(parsed, melded=melded, pool_empty=tally.pool_empty, options=o, **extra)
     except (TypeError, RuleError) as exc:

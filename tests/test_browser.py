@@ -142,8 +142,12 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     page.click(".tally-row:has-text('Ben') >> text=Read")
     page.wait_for_function("document.querySelector('textarea[data-player=Ben]').value === 'J'")
     assert page.input_value("textarea[data-player=Ann]") == "R12 B1"  # the refresh kept what Ann typed
+    # one tile read where Ben holds more by the count: the confirm asks, and the players keep the reading
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.click("text=Confirm and score")
     page.locator("#dealing").wait_for()  # the next hand waits for its deal: no turn buttons yet
+    assert re.fullmatch(r"The camera's reading does not match the count \(Ben: the camera read 1 tile; Ben should "
+                        r"hold \d+\)\. Score the rack as read\?", asked[1]), asked
     assert page.locator("#controls").is_hidden()
     page.screenshot(path=str(tmp_path / "table.png"), full_page=True)
     page.click("nav >> text=Scores")
@@ -266,16 +270,26 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             assert page.locator("#sets .set.invalid").count() == 0
             assert "rack row · 45 points" in page.locator("#sets .set.rack").all_inner_texts()[-1]
         elif action == "confirm":
+            # by the count Ben holds 14 (the recording is one short hand): the confirm asks, the players say go
+            asked = []
+
+            def answer(d):
+                asked.append(d.message)
+                d.accept()
+            page.on("dialog", answer)
             page.click("text=Confirm and score")
             page.locator("#dealing").wait_for()  # the next hand waits for its deal
+            assert asked == ["The camera's reading does not match the count (Ben: the camera read 4 tiles; Ben should "
+                             "hold 14). Score the rack as read?"]
             assert page.evaluate("window.scrollY") == 0
             assert "hand 1 scored: Ann +45, Ben -45" in page.locator("#last-turn-text").inner_text()
-            page.once("dialog", lambda d: d.accept())  # it asks first: the hand's scores come off the sheet
-            page.click("#undo-hand")  # scored by mistake: the tally opens again, racks kept
-            page.locator("#tally").wait_for()
+            page.click("#undo-hand")  # it asks first (the hand's scores come off the sheet): scored by mistake
+            page.locator("#tally").wait_for()  # the tally opens again, racks kept
             assert page.input_value("textarea[data-player=Ben]") == "K2 K5 O8 J"
-            page.click("text=Confirm and score")
+            page.click("text=Confirm and score")  # the reading is asked about again
             page.locator("#dealing").wait_for()  # the next hand waits for its deal
+            assert len(asked) == 3 and asked[1].startswith("Take back hand 1?") and asked[2] == asked[0]
+            page.remove_listener("dialog", answer)
         shots.append(save(page, tmp_path, f"{tag}-{n:02d}-{action}.png"))
     assert companion.session.sheet().totals == expect
     page.click("nav >> text=Scores")

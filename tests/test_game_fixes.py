@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rules.game_codec import from_dict, to_dict
 from rules.game_deal import start_hand
 from rules.game_state import Action, DrawSource, GameError, Status, Step, table_of
+from rules.game_reads import read_doubts
 from rules.game_tally import (
     call_rummikub, confirm_tally, finish_game, read_rack, score_sheet, set_tally_rack, tally_points,
     undo_last_hand,
@@ -305,10 +306,13 @@ def test_impossible_racks_are_refused_with_the_confirms_words():
         tally_points(R("R5 R5 R5"), g.options)
     with pytest.raises(GameError) as typing:
         set_tally_rack(t, "Ben", R("R5 R5 R5"))
-    with pytest.raises(GameError) as reading:
-        read_rack(t, "Ben", T("R5 R5 R5"))
-    words = {str(e.value) for e in (setting, confirming, previewing, typing, reading)}
+    read = read_rack(t, "Ben", T("R5 R5 R5"))  # a reading is kept, questioned (rules.game_reads) ...
+    assert read.tally.racks[1] == R("R5 R5 R5") and "a third R5" in read_doubts(read)["Ben"]
+    with pytest.raises(GameError) as reading:  # ... and the confirm refuses it, the count overruled or not
+        confirm_tally(read, 2.0, count_checked=True)
+    words = {str(e.value) for e in (setting, confirming, previewing, typing)}
     assert words == {f"cannot score this hand: {BOX_TEXT}"}
+    assert str(reading.value).startswith("cannot score this hand: more copies than the box holds: 3 x R5 (Ben 3)")
     with pytest.raises(GameError, match="3 x J"):
         tally_points(R("R5 J J J"), g.options)
     xp = find_variant("sabra", tile_set="xp")  # the XP box holds three of each and four jokers

@@ -284,9 +284,10 @@ json_values = st.recursive(
 )
 ENDPOINTS = ["/api/game", "/api/turn/end", "/api/pass", "/api/turn/draw", "/api/rummikub", "/api/tally/read",
              "/api/tally/rack", "/api/tally/confirm", "/api/tally/cancel", "/api/restore/dismiss", "/api/rack",
-             "/api/settings"]
+             "/api/settings", "/api/tally/typing"]
 FIELDS = ["players", "rules", "options", "first", "trump", "discard", "source", "winner", "pool_empty",
-          "player", "racks", "extra", "hint", "rack", "melded", "turn", "win", "hand", "joker_discard"]
+          "player", "racks", "extra", "hint", "rack", "melded", "turn", "win", "hand", "joker_discard", "phone",
+          "typing", "typing_checked"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

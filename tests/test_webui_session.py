@@ -239,7 +239,9 @@ def test_rummikub_tally_scores_the_hand_and_starts_the_next(tmp_path, clock):
     assert s.read_rack("Cid", T("R10 R11 R12 | K10 K11 K12 K13 | O5 J")) == "O5 J"
     with pytest.raises(SessionError, match="Ann"):
         s.confirm_tally({})
-    result = s.confirm_tally({"Ann": "B13 B2"})  # typed by the players
+    with pytest.raises(SessionError, match="Cid should hold 14"):  # the camera read 2 of Cid's 14 tiles by the count
+        s.confirm_tally({"Ann": "B13 B2"})
+    result = s.confirm_tally({"Ann": "B13 B2"}, count_checked=True)  # typed by the players; the count overruled
     assert result["scores"] == {"Ann": -15, "Ben": 50, "Cid": -35}  # joker 30 (seed 004)
     assert sum(result["scores"].values()) == 0
     assert s.game.status.value == "dealing" and s.game.hand == 2  # the next hand waits for its start

@@ -226,12 +226,15 @@ def rummikub():
 @bp.post("/tally/read")
 def tally_read():
     """Read a player's rack from the tiles laid in view of the camera; it is entered in the count as a
-    typed one is (``turn``: as for /tally/rack)."""
+    typed one is (``turn``: as for /tally/rack).  A reading the count questions (the wrong number of
+    tiles, a copy more than the box holds) is kept, with the question in ``doubt`` (null: none), and the
+    confirm asks it (rules.game_reads)."""
     data = body()
     c = companion()
-    codes = c.session.read_rack(field(data, "player", str, required=True), c.settled_table(),
-                                turn=field(data, "turn", str))
-    return jsonify(player=data["player"], rack=codes, state=c.state_json())
+    player = field(data, "player", str, required=True)
+    codes = c.session.read_rack(player, c.settled_table(), turn=field(data, "turn", str))
+    state = c.state_json()
+    return jsonify(player=player, rack=codes, doubt=state["game"]["tally"]["doubts"][player], state=state)
 
 
 TALLY_ENTRY = {"rack": str, "melded": bool, "win": str, "hand": str, "joker_discard": bool, "original_hand": bool}
@@ -277,13 +280,15 @@ def tally_confirm():
     """Score the hand from the racks (and International win) entered in the count; ``{"racks": {name:
     "codes"}}`` replace the entered ones (a blank one leaves it), as a ``win``, ``hand`` or
     ``joker_discard`` in ``extra`` replaces the entered one (null or a blank hand leaves it); ``turn`` as
-    for /tally/rack."""
+    for /tally/rack.  A rack another phone is typing and has not saved yet (/tally/typing; ``phone``: this
+    one, whose own typing is in ``racks``) is refused with ``ask`` unless ``"typing_checked": true``."""
     data = body()
     racks = field(data, "racks", dict, {})
     if not all(isinstance(v, (str, type(None))) for v in racks.values()):
         abort(400, "field 'racks' maps each player to tile codes as text")
     extra = field(data, "extra", dict, {})
-    own = {"racks", "self", "turn", "count_checked"}  # they would collide with confirm_tally's own arguments
+    # they would collide with confirm_tally's own arguments
+    own = {"racks", "self", "turn", "count_checked", "phone", "typing_checked"}
     if own & set(extra):
         abort(400, f"field 'extra' may not hold {sorted(own & set(extra))}")
     melded = field(data, "melded", dict)
@@ -293,8 +298,24 @@ def tally_confirm():
         extra["melded"] = melded
     c = companion()
     result = c.session.confirm_tally(racks, turn=field(data, "turn", str),
-                                     count_checked=field(data, "count_checked", bool, False), **extra)
+                                     count_checked=field(data, "count_checked", bool, False),
+                                     phone=field(data, "phone", str),
+                                     typing_checked=field(data, "typing_checked", bool, False), **extra)
     return jsonify(result=result, state=c.state_json())
+
+
+@bp.post("/tally/typing")
+def tally_typing():
+    """A rack being typed on a phone and not saved yet: ``{"player": "Ben", "phone": "k3x9", "turn": "1.1.4"}``
+    (``phone``: any id the page picks for itself; ``"typing": false``: no longer, the box is back to the rack
+    saved).  While the mark lasts (webui.typing.TYPING_S after the last, a save of that rack ends it), a
+    confirm from another phone asks first; every phone shows it (``game.tally.typing``).  Answers
+    ``typing``, the racks being typed now; 409 as /tally/rack once the count is over."""
+    data = body()
+    c = companion()
+    typing = c.session.typing(field(data, "player", str, required=True), phone=field(data, "phone", str, required=True),
+                              turn=field(data, "turn", str), on=field(data, "typing", bool, True))
+    return jsonify(typing=typing)
 
 
 FLAGS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}

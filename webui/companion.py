@@ -329,7 +329,7 @@ class Companion:
             "all_valid": all(x["valid"] for x in sets if x["group"] == "table"),
             "warnings": list(ts.warnings),
             "game": game_json(g, s.game_id, hint=s.hint_enabled, clock=s.clock(), storage_error=s.storage_error,
-                              snapshot=s.snapshot_jpeg is not None),
+                              snapshot=s.snapshot_jpeg is not None, typing=s.typing_now()),
             "clock": s.clock(),
             "scores": self.sheet_json(),
             "options": options.to_dict(),

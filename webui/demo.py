@@ -189,7 +189,7 @@ class DemoDriver:
             rack = s.read_rack(event.player, table)
             self._said(event.player, "showed the rack", rack)
         elif action == "confirm":
-            result = s.confirm_tally({})
+            result = s.confirm_tally({}, count_checked=True)  # the racks are the recording's: trust them too
             scores = ", ".join(f"{n} {v:+d}" for n, v in result["scores"].items())
             self._said(None, f"hand {result['hand']} scored", scores)
 

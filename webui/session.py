@@ -34,6 +34,7 @@ from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
 from webui.db import KEEP, Store, StoreError
 from webui.hint_keys import HintKeys
+from webui.typing import RackTyping, TypingMarks
 from webui.views import result_words
 
 SessionError = GameError  # a move that makes no sense now: a 400 with the reason
@@ -156,6 +157,7 @@ class GameSession:
         self.hint_keys = HintKeys()  # who may see a typed rack's hint (webui.hint_keys)
         self._started: tuple | None = None  # (request, monotonic time, game): the last "Start the game"
         self._ended: tuple | None = None  # (turn id begun, who ended the turn before, now): the last press's end
+        self._typing = TypingMarks()  # racks typed on a phone and not saved yet (webui.typing)
         latest = store.latest_game_id()
         if latest is not None:
             try:
@@ -621,7 +623,33 @@ class GameSession:
             self._check_count(turn)
             new = read_rack(self._counting(), name, table_of(table))
             self._commit(new)
+            self._typing.clear(name)  # the camera's reading replaces what was being typed
             return format_tiles(new.tally.racks[new.seat_of(name)])
+
+    def typing(self, name: str, *, phone: str, turn: str | None = None, on: bool = True) -> dict[str, float]:
+        """A phone says ``name``'s rack is being typed on it and not saved yet (``on`` False: no longer, the
+        box is back to the rack saved), so that a Confirm on another phone asks first (webui.typing).  Not
+        stored: the count holds only what is saved.  Returns the racks being typed (:meth:`typing_now`)."""
+        with self._lock:
+            self._check_count(turn)
+            g = self._counting()
+            g.seat_of(name)
+            if name == g.tally.winner:
+                raise SessionError(f"{name} went out, so that rack is empty")
+            if on:
+                self._typing.mark(self.turn_id(), name, str(phone)[:64], self.now())
+            else:
+                self._typing.clear(name)
+            self._bump()  # every phone shows which rack is being typed elsewhere
+            return self.typing_now()
+
+    def typing_now(self, besides: str | None = None) -> dict[str, float]:
+        """The racks of the count being typed on a phone and not saved yet, with the seconds each mark has
+        left (``besides``: leaving out that phone's own)."""
+        g = self.game
+        if g is None or g.status is not Status.TALLY:
+            return {}
+        return self._typing.active(self.turn_id(), self.now(), besides)
 
     def enter_tally(self, name: str | None, *, turn: str | None = None, count_checked: bool = False,
                     **entry) -> None:
@@ -653,9 +681,12 @@ class GameSession:
             if "melded" in entry:
                 g = set_tally_melded(g, name, entry["melded"])
             self._commit(g)
+            if "rack" in entry:
+                self._typing.clear(name)  # saved: the count holds it now
 
     def confirm_tally(self, racks: dict[str, str | None], *, melded: dict[str, bool] | None = None,
-                      turn: str | None = None, count_checked: bool = False, **extra) -> dict:
+                      turn: str | None = None, count_checked: bool = False, phone: str | None = None,
+                      typing_checked: bool = False, **extra) -> dict:
         """The players agree on every rack: score the hand and deal the next one (it waits for its start).
 
         The racks are those entered in the count (:meth:`enter_tally`, :meth:`read_rack`); one given in
@@ -663,17 +694,25 @@ class GameSession:
         score, who has made the first meld (Israeli and International scoring count a player who never
         melded at 100), over the corrections entered.  International: the win entered in the count is
         scored; a ``win``, ``hand`` or ``joker_discard`` in ``extra`` replaces it (a blank hand leaves it).
+
+        A rack another phone is typing and has not saved yet (:meth:`typing`; ``phone``: the confirming
+        phone, whose own typing goes with the press) is asked about (:class:`webui.typing.RackTyping`)
+        unless ``typing_checked``: the players may wait a moment for it, or score without it.
         """
         with self._lock:
             self._check_count(turn)
             g = self._counting()
             given = {name: rack_arg(text, name) for name, text in racks.items()}
+            waiting = [n for n in self.typing_now(besides=phone) if not given.get(n)]
+            if waiting and not typing_checked:
+                raise RackTyping(g, waiting)
             if isinstance(extra.get("hand"), str):  # International closed hand, as codes (blank: the one entered)
                 extra["hand"] = hand_arg(extra["hand"])
             if melded:
                 extra["melded"] = melded
             new = confirm_tally(g, self.now(), given, count_checked=count_checked, **extra)
             self._commit(new, hands=True, snapshot=None)
+            self._typing.reset()
             h = new.hands[-1]
             return {"hand": h.number, "winner": h.winner, "scores": dict(zip(new.names, h.scores))}
 
@@ -684,6 +723,7 @@ class GameSession:
         with self._lock:
             g = self._counting()
             self._commit(cancel_tally(g, self.now()), taken_back=(g.hand, g.turn.number))
+            self._typing.reset()
 
     def undo_hand(self) -> None:
         """Take back the last scored hand: its tally opens again, also when that hand ended the game by

@@ -17,6 +17,7 @@ from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
 from rules.game_undo import turn_back_refusal
+from rules.game_reads import read_doubts
 from rules.game_tally import (
     dealt_hand, first_turn, laid_out, melded_before, original_hand, score_sheet, trump_holders, win_entered,
 )
@@ -140,8 +141,9 @@ def win_words(preview: dict) -> str:
 
 
 def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict, storage_error: str | None,
-              snapshot: bool) -> dict:
-    """The game for the page: seats, turn, last turn, restore, tally."""
+              snapshot: bool, typing: dict | None = None) -> dict:
+    """The game for the page: seats, turn, last turn, restore, tally; ``typing``: the count's racks being
+    typed on a phone and not saved yet (webui.typing), with the seconds each mark has left."""
     if game is None:
         return {"status": "none", "players": [], "hint": hint, "storage_error": storage_error}
     t = game.turn
@@ -151,6 +153,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
                for i, s in enumerate(game.seats)]
     last = game.last
     tally = game.tally
+    doubts = read_doubts(game)
     return {
         "id": game_id,
         "status": game.status.value,
@@ -190,6 +193,9 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             "racks": {s.name: (None if r is None else " ".join(x.code for x in r))
                       for s, r in zip(game.seats, tally.racks)},
             "read": {s.name: r for s, r in zip(game.seats, tally.read)},
+            # a rack read by the camera that the count questions: the question (null: none), on every phone
+            "doubts": {s.name: doubts.get(s.name) for s in game.seats},
+            "typing": dict(typing or {}),
             # the players' "has melded" corrections (null: as players[].has_melded says)
             "melded": {s.name: (tally.melded[i] if tally.melded else None) for i, s in enumerate(game.seats)},
             # the winner's final discard (American and International), as recorded with Rummikub!

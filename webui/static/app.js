@@ -7,9 +7,27 @@ let clockBase = { remaining: null, at: performance.now(), running: false, limit:
 let lastBeep = null;
 let audio = null;
 // the count's racks and "has melded" corrections are the server's (every phone shows them); this holds
-// only what is typed here and not saved yet (the box is saved when it loses the focus)
+// only what is typed here and not saved yet (the box is saved a moment after the typing stops, and when
+// it loses the focus)
 let tallyDraft = {};
 const tallySaves = new Set();  // saves on their way: Confirm waits for them
+// a rack typed here is saved SAVE_MS after the last key, and the count is told at the first key that it is
+// being typed here (renewed every MARK_MS; it lapses by itself), so that Confirm on another phone asks
+// first rather than scoring what the count holds (webui.typing)
+const SAVE_MS = 800;
+const MARK_MS = 5000;
+const PHONE = Math.random().toString(36).slice(2, 10) + Date.now().toString(36).slice(-4);  // this page's id
+const saveTimers = {};  // player: the save waiting for the typing to stop
+let handTimer = null;  // ... and the closed hand's
+const markedAt = {};  // player: when this page last said it types that rack
+let typingUntil = {};  // player: until when another phone types that rack (performance.now() time)
+let typingTimer = null;
+// the count shown ({ id, hand }), to say what became of what was typed here when it closes elsewhere; and
+// this page's own Confirm or Back to the game on its way (what was typed here goes with it, or was asked
+// about), with what to say if it is refused
+let counted = null;
+let closing = false;
+let heldNotice = null;
 const meldedSaving = {};  // player: a "has melded" toggle on its way (a state sent before it leaves it be)
 // International: the win entered in the count is the server's too; the closed hand typed here and not saved
 // yet (null: none), and the win or joker choice on its way
@@ -93,8 +111,9 @@ function asked(data) {
   return data.ask && confirm(data.ask.question) ? data.ask.send : null;
 }
 
-// `retry(data)`, for a refusal the players may overrule: the fields to send again with, or null
-async function post(url, payload = {}, retry = null) {
+// `retry(data)`, for a refusal the players may overrule: the fields to send again with, or null; `quiet`:
+// a refusal is neither asked about nor said (a save on its own while typing: leaving the box says it)
+async function post(url, payload = {}, retry = null, quiet = false) {
   let res;
   try {
     res = await fetch(url, {
@@ -107,6 +126,7 @@ async function post(url, payload = {}, retry = null) {
   offline(false);
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
+    if (quiet) return null;
     const again = (retry && retry(data)) || asked(data);
     if (again) return post(url, { ...payload, ...again });
     flash(data.message || `request failed (${res.status})`);
@@ -144,11 +164,12 @@ function flash(message) {
   refuse(message);
 }
 
-function refuse(message) {
+// `stay`: until dismissed or the next press (what became of a rack typed here: it may need taking back)
+function refuse(message, stay = false) {
   $("refusal-text").textContent = message;
   $("refusal").hidden = false;
   clearTimeout(refusalTimer);
-  refusalTimer = setTimeout(clearRefusal, REFUSAL_MS);
+  if (!stay) refusalTimer = setTimeout(clearRefusal, REFUSAL_MS);
 }
 
 function clearRefusal() {
@@ -497,7 +518,14 @@ function renderTally(g) {
   $("tally").hidden = !t;
   // a finished game has no turns; a hand waiting for its deal has none yet (only Start hand)
   $("controls").hidden = !!t || g.status === "finished" || g.status === "dealing";
-  if (!t) { dropDrafts(); tallyKey = null; closeOwn("tally-error"); return; }
+  if (!t) {
+    const lost = overtaken(g);
+    dropDrafts();
+    tallyKey = counted = null;
+    closeOwn("tally-error");
+    if (lost) tellLost(lost);
+    return;
+  }
   // with no camera, Read could only answer "no tiles in view" (late, over the line of a box being typed in)
   const camera = !!(state.camera && state.camera.ok);
   $("tally-how-camera").hidden = !camera;
@@ -523,10 +551,17 @@ function renderTally(g) {
     if (syncWin(t)) { $("tally-error").hidden = true; winChanged(); }  // a refusal of the win changed is stale
     else if (winKey(t) !== previewed) closedPreview();  // a meld corrected, a rack with the trump's twin
     winnerLine(g);
+    showDoubts(t);
+    typingElsewhere(t);
     return;
   }
-  if (tallyKey !== null) dropDrafts();  // another tally: what was typed was for the last one
+  if (tallyKey !== null) {  // another tally: what was typed was for the last one
+    const lost = overtaken(g);
+    dropDrafts();
+    if (lost) tellLost(lost);
+  }
   tallyKey = key;
+  counted = { id: g.id, hand: g.hand };
   syncWin(t);
   closedPreview();
   const toggles = meldMatters(g);
@@ -539,27 +574,48 @@ function renderTally(g) {
       "data-player": p.name, autocapitalize: "characters", "aria-label": `rack of ${p.name}` });
     input.value = value;
     const total = el("span", { class: "points", "data-points": p.name });
-    input.addEventListener("input", () => { tallyDraft[p.name] = input.value; points(input); });
-    input.addEventListener("blur", () => saveRack(input));
+    input.addEventListener("input", () => {
+      tallyDraft[p.name] = input.value;
+      points(input);
+      typingHere(p.name);
+      clearTimeout(saveTimers[p.name]);
+      saveTimers[p.name] = setTimeout(() => saveRack(input, true), SAVE_MS);
+    });
+    input.addEventListener("blur", () => { clearTimeout(saveTimers[p.name]); saveRack(input); });
     input.addEventListener("keydown", (e) => {  // Enter: done typing this rack (Shift+Enter: a new line)
       if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); input.blur(); }
     });
     const read = el("button", { class: "btn", "data-action": "read-rack", "data-player": p.name, text: "Read" });
     read.hidden = !camera;
     const meta = el("div", { class: "tally-meta" }, total,
-      el("span", { class: "unsaved", "data-unsaved": p.name, role: "status", hidden: "" }));
+      el("span", { class: "unsaved", "data-unsaved": p.name, role: "status", hidden: "" }),
+      el("span", { class: "typing", "data-typing": p.name, role: "status", hidden: "",
+                   text: "being typed on another phone…" }));
     if (toggles) {  // Israeli and International: a player who never melded is scored apart; the camera may have missed a meld
       const box = el("input", { type: "checkbox", "data-melded": p.name, "aria-label": `${p.name} has melded` });
       box.checked = meldedOf(g, p.name);
       box.addEventListener("change", () => saveMelded(box, input));
       meta.append(el("label", { class: "check melded" }, box, "has melded"));
     }
-    const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, meta, read);
+    const doubt = el("p", { class: "doubt", "data-doubt": p.name, role: "status", hidden: "" });
+    const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, meta, read, doubt);
     setTimeout(() => points(input), 0);
     return row;
   });
   $("tally-rows").replaceChildren(...rows);
   winnerLine(g);
+  showDoubts(t);
+  typingElsewhere(t);
+}
+
+// a rack the camera read that the count questions (rules.game_reads: too few or too many tiles, a copy
+// more than the box holds): the question under it, on every phone, until it is read again or typed
+function showDoubts(t) {
+  document.querySelectorAll("#tally-rows [data-doubt]").forEach((line) => {
+    const q = (t.doubts || {})[line.dataset.doubt];
+    line.hidden = !q;
+    line.textContent = q ? `Camera reading in doubt: ${q}.` : "";
+  });
 }
 
 // Israeli and International scoring count a player who never made the first meld apart (+100 / -100)
@@ -593,24 +649,144 @@ function tallyTurn() {
 
 // a rack typed here is saved in the count, so every phone shows it and any can confirm; refused
 // (not a tile, more than the box holds), it stays here as typed and the tally's line says why
-async function saveRack(input) {
+// `quiet`: the save on its own a moment after the typing stops; refused (a half-typed code, more tiles
+// than the count says), it stays here as typed and leaving the box says why (or asks)
+async function saveRack(input, quiet = false) {
   const name = input.dataset.player;
   const key = `rack:${name}`;
-  if (!(name in tallyDraft)) return;
-  const text = tallyDraft[name];
   const t = (state.game || {}).tally;
-  if (t && text.trim() === (t.racks[name] ?? "")) { delete tallyDraft[name]; unsaved(key, null); return; }
-  $("tally-error").hidden = true;
-  const job = post("/api/tally/rack", { player: name, rack: text, ...tallyTurn() });
+  if (!(name in tallyDraft)) {  // saved while typing: once the box is left it shows the rack as the count has it
+    if (!quiet && t && document.activeElement !== input && input.value !== (t.racks[name] ?? "")) {
+      input.value = t.racks[name] ?? "";
+      points(input);
+    }
+    return;
+  }
+  const text = tallyDraft[name];
+  if (t && text.trim() === (t.racks[name] ?? "")) {
+    delete tallyDraft[name];
+    unsaved(key, null);
+    notTyping(name);
+    return;
+  }
+  if (!quiet) $("tally-error").hidden = true;
+  const job = post("/api/tally/rack", { player: name, rack: text, ...tallyTurn() }, null, quiet);
   tallySaves.add(job);
   try {
     const r = await job;
-    if (tallyDraft[name] !== text) return;  // typed on meanwhile: leaving the box saves that
-    if (!r) { unsaved(key, () => saveRack(input)); return; }
+    if (r) delete markedAt[name];  // the save ended the count's mark
+    if (tallyDraft[name] !== text) {  // typed on meanwhile: the next save sends that, and the count is told
+      if (r) typingHere(name);
+      return;
+    }
+    if (!r) {
+      if (!quiet || document.body.classList.contains("offline")) unsaved(key, () => saveRack(input));
+      return;
+    }
     delete tallyDraft[name];
     unsaved(key, null);
     if (document.activeElement !== input) { input.value = r.rack ?? ""; points(input); }
   } finally { tallySaves.delete(job); }
+}
+
+// the count is told this rack is being typed here (at the first key, then now and then), and that it is
+// not any more when the box goes back to the rack saved; a word that does not arrive is no matter: the
+// save follows, and a mark lapses by itself
+function typingHere(name) {
+  const t = (state.game || {}).tally;
+  if (!t || (tallyDraft[name] ?? "").trim() === (t.racks[name] ?? "")) return;
+  if (performance.now() - (markedAt[name] ?? -Infinity) < MARK_MS) return;
+  markedAt[name] = performance.now();
+  tell({ player: name });
+}
+
+function notTyping(name) {
+  if (!(name in markedAt)) return;
+  delete markedAt[name];
+  tell({ player: name, typing: false });
+}
+
+function tell(payload) {
+  fetch("/api/tally/typing", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ ...payload, phone: PHONE, ...tallyTurn() }),
+  }).catch(() => {});
+}
+
+// a rack another phone is typing and has not saved yet (the count's marks, each with the seconds it has
+// left): said under it until it is saved or the mark lapses
+function typingElsewhere(t) {
+  const now = performance.now();
+  typingUntil = Object.fromEntries(Object.entries(t.typing || {}).map(([n, left]) => [n, now + left * 1000]));
+  showTyping();
+}
+
+function showTyping() {
+  clearTimeout(typingTimer);
+  const now = performance.now();
+  let next = Infinity;
+  document.querySelectorAll("#tally-rows [data-typing]").forEach((line) => {
+    const name = line.dataset.typing;
+    const until = typingUntil[name] ?? 0;
+    const elsewhere = until > now && !(name in markedAt);  // not this phone's own mark
+    line.hidden = !elsewhere;
+    if (elsewhere) next = Math.min(next, until);
+  });
+  if (next < Infinity) typingTimer = setTimeout(showTyping, next - now + 50);
+}
+
+// Confirmed (or left) on another phone while a rack typed here was not saved yet: said, with what the
+// score used, never lost without a word; null when nothing typed here was lost
+function overtaken(g) {
+  if (!counted || counted.id !== g.id) return null;
+  const typed = Object.entries(tallyDraft).filter(([, text]) => text.trim());
+  const hand = (handDraft || "").trim();
+  if (!typed.length && !hand) return null;
+  const n = counted.hand;
+  const was = (what) => `${andList(what)} ${what.length === 1 ? "was" : "were"} saved`;
+  const scored = ((state.scores || {}).hands || []).find((h) => h.number === n);
+  if (!scored) {  // Back to the game: the count is thrown away
+    if (g.status !== "playing" || g.hand !== n) return null;
+    const what = typed.map(([name, text]) => `your rack for ${name} (${text.trim()})`)
+      .concat(hand ? [`your closed hand (${hand})`] : []);
+    return `The count of hand ${n} was left on another phone (Back to the game) before ${was(what)}: ` +
+      "what was typed here is not kept.";
+  }
+  const lost = typed.filter(([name, text]) => !sameTiles(text, scored.racks[name]));
+  const details = scored.details || {};
+  const handLost = !!hand && !sameTiles(hand, details.hand);
+  if (!lost.length && !handLost) return null;
+  const what = lost.map(([name]) => `your rack for ${name}`).concat(handLost ? ["your closed hand"] : []);
+  const used = lost.map(([name, text]) => `${scored.racks[name] || "no tiles"} for ${name} (typed here: ${text.trim()})`)
+    .concat(handLost ? [`${details.hand ? `the closed hand ${details.hand}` : `an ${details.win || "open"} win`} ` +
+      `(typed here: ${hand})`] : []);
+  const back = g.can_undo_hand ? ` If it is wrong, press ${g.status === "finished" ? "Take back the last hand" :
+    "Take back this hand"} and correct it.` : "";
+  return `Hand ${n} was confirmed on another phone before ${was(what)}; the score used ${andList(used)}.${back}`;
+}
+
+// the same tiles, in any order and case (the count's text is its codes, space-separated)
+function sameTiles(typed, codes) {
+  const norm = (text) => (text || "").toUpperCase().split(/[\s,]+/).filter(Boolean).sort().join(" ");
+  return norm(typed) === norm(codes);
+}
+
+// said where the players look, until dismissed; held while this page's own Confirm or Back to the game is
+// answered (what was typed went with it, or was asked about: said only if it was refused)
+function tellLost(words) {
+  if (closing) heldNotice = words;
+  else refuse(words, true);
+}
+
+// this page's own press that closes the count: a count closed meanwhile on another phone is said after it
+async function closeCount(url, payload) {
+  closing = true;
+  heldNotice = null;
+  let r;
+  try { r = await post(url, payload); } finally { closing = false; }
+  if (!r && heldNotice) refuse(heldNotice, true);  // another phone closed it first
+  heldNotice = null;
+  return r;
 }
 
 // what is typed here and not saved says so on its line: refused (the tally's line says why), or the
@@ -635,6 +811,9 @@ function dropDrafts() {
   handDraft = null;
   unsent.clear();
   unsaved("hand", null);
+  for (const name of Object.keys(saveTimers)) { clearTimeout(saveTimers[name]); delete saveTimers[name]; }
+  clearTimeout(handTimer);
+  for (const name of Object.keys(markedAt)) delete markedAt[name];  // the marks end with the count
 }
 
 async function saveMelded(box, input) {
@@ -697,7 +876,8 @@ async function saveWin(kind, payload) {
 
 // the closed hand is saved as a rack is, when its box is left; refused (not 14 tiles, no hand type), it
 // stays here as typed and the tally's line says why
-async function saveHand() {
+// `quiet`: as for a rack, the save on its own a moment after the typing stops
+async function saveHand(quiet = false) {
   const t = (state.game || {}).tally;
   if (handDraft === null) {  // nothing typed: the box shows what another phone entered meanwhile
     if (t && syncWin(t)) winChanged();
@@ -705,13 +885,16 @@ async function saveHand() {
   }
   const text = handDraft;
   if (t && text.trim() === (t.hand ?? "")) { handDraft = null; unsaved("hand", null); return; }
-  $("tally-error").hidden = true;
-  const job = post("/api/tally/rack", { hand: text, ...tallyTurn() });
+  if (!quiet) $("tally-error").hidden = true;
+  const job = post("/api/tally/rack", { hand: text, ...tallyTurn() }, null, quiet);
   tallySaves.add(job);
   try {
     const r = await job;
-    if (handDraft !== text) return;  // typed on meanwhile: leaving the box saves that
-    if (!r) { unsaved("hand", saveHand); return; }
+    if (handDraft !== text) return;  // typed on meanwhile: the next save sends that
+    if (!r) {
+      if (!quiet || document.body.classList.contains("offline")) unsaved("hand", () => saveHand());
+      return;
+    }
     handDraft = null;
     unsaved("hand", null);
     const box = $("closed-hand");
@@ -987,17 +1170,17 @@ async function press(action, target) {
       // yet goes with the press (a blank box: "not given", it leaves what was entered)
       const racks = {};
       for (const [name, text] of Object.entries(tallyDraft)) racks[name] = text.trim() || null;
-      const payload = { racks, ...turn };
+      const payload = { racks, phone: PHONE, ...turn };  // this page's own typing goes with the press
       // the win is the count's (saved when chosen); a closed hand typed here and not saved goes with the press
       const closed = g.game === "international" && g.tally && g.tally.winner && $("win").value === "closed";
       if (closed && handDraft && handDraft.trim()) payload.extra = { hand: handDraft };
-      const r = await post("/api/tally/confirm", payload);
+      const r = await closeCount("/api/tally/confirm", payload);
       if (r) { dropDrafts(); window.scrollTo({ top: 0 }); }
       return r;
     }
     case "cancel-tally": {  // the count is dropped with it: ask first when something was entered
       const lost = cancelWords(g);
-      return lost && !confirm(lost) ? null : post("/api/tally/cancel");
+      return lost && !confirm(lost) ? null : closeCount("/api/tally/cancel");
     }
     case "start-hand": {
       $("dealing-error").hidden = true;
@@ -1121,8 +1304,13 @@ $("original-hand").addEventListener("change", () => {
   winChanged();
   saveWin("dealt", { original_hand: $("original-hand").checked });
 });
-$("closed-hand").addEventListener("input", () => { handDraft = $("closed-hand").value; winChanged(); });
-$("closed-hand").addEventListener("blur", saveHand);
+$("closed-hand").addEventListener("input", () => {
+  handDraft = $("closed-hand").value;
+  winChanged();
+  clearTimeout(handTimer);
+  handTimer = setTimeout(() => saveHand(true), SAVE_MS);
+});
+$("closed-hand").addEventListener("blur", () => { clearTimeout(handTimer); saveHand(); });
 $("closed-hand").addEventListener("keydown", (e) => {  // Enter: done typing the hand
   if (e.key === "Enter") { e.preventDefault(); $("closed-hand").blur(); }
 });

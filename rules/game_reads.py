@@ -1,0 +1,81 @@
+"""Racks read by the camera at the count, questioned against what the game knows.
+
+A typed rack has been looked at by whoever typed it; a read one has not: the camera can miss a tile (a
+hand over it, two tiles read as one) or misread one (R6 for R5).  So a read is kept as the camera gave
+it (the players see it, and may keep it) but questioned when it cannot be right by the game's own
+count: a number of tiles other than the player holds, or more copies of a tile in view than the box
+holds.  The confirm asks the question again (:class:`~rules.game_state.CountDoubt`) until the rack is
+read again or typed, or the players say the count is wrong (``count_checked``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rules.game_state import CountDoubt, Game, table_tiles
+
+AGAIN = "read again or type the rack"
+
+
+def _in_view(game: Game) -> dict[str, Counter]:
+    """Every tile the count can see, by where it lies: the final table, each rack entered, the discard
+    piles (the winner's final discard too) and the trump while it lies face up."""
+    tally = game.tally
+    where = {"on the table": Counter(table_tiles(tally.table))}
+    for s, rack in zip(game.seats, tally.racks):
+        if rack:
+            where[f"on {s.name}'s rack"] = Counter(rack)
+    face_up = list(game.discards) + ([tally.discard] if tally.discard is not None else [])
+    if game.trump_up and game.trump is not None:
+        face_up.append(game.trump)
+    if face_up:
+        where["face up (discards, trump)"] = Counter(face_up)
+    return where
+
+
+def read_doubt(game: Game, name: str) -> str | None:
+    """The question a camera-read rack raises (None: not read, or nothing to question): "the camera read
+    9 tiles; Ben should hold 11: read again or type the rack"."""
+    tally = game.tally
+    i = game.seat_of(name)
+    if tally is None or not tally.read[i] or not tally.racks[i] or name == tally.winner:
+        return None
+    rack = tally.racks[i]
+    doubts = []
+    held = game.seats[i].rack_count
+    if len(rack) != held:
+        doubts.append(f"the camera read {len(rack)} tile{'s' if len(rack) != 1 else ''}; {name} should hold {held}")
+    box = game.options.box
+    where = _in_view(game)
+    for tile in sorted(set(rack)):
+        seen = {w: c[tile] for w, c in where.items() if c[tile]}
+        total = sum(seen.values())
+        if total > box.count(tile):
+            doubts.append(f"the camera read a {_nth(total)} {tile} (the {box.name} box holds {box.count(tile)}: "
+                          f"{', '.join(f'{n} {w}' for w, n in seen.items())})")
+    return f"{'; '.join(doubts)}: {AGAIN}" if doubts else None
+
+
+def _nth(n: int) -> str:
+    return {3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}.get(n, f"{n}th")
+
+
+def read_doubts(game: Game) -> dict[str, str]:
+    """Each camera-read rack in question, by player (every phone shows it under the rack)."""
+    if game.tally is None:
+        return {}
+    out = {s.name: read_doubt(game, s.name) for s in game.seats}
+    return {n: q for n, q in out.items() if q}
+
+
+def check_reads(game: Game) -> None:
+    """The confirm's question for the camera-read racks in doubt: scored only once the players say the
+    count is wrong (``count_checked``), as a typed rack of more tiles than the count says is saved."""
+    doubts = read_doubts(game)
+    if not doubts:
+        return
+    listed = "; ".join(f"{n}: {q.removesuffix(': ' + AGAIN)}" for n, q in doubts.items())
+    racks = "racks" if len(doubts) > 1 else "rack"
+    raise CountDoubt(f"the camera's reading is in doubt ({listed}): {AGAIN}, or, if it is right, "
+                     "confirm anyway",
+                     f"The camera's reading does not match the count ({listed}). Score the {racks} as read?")
