@@ -62,7 +62,7 @@ def test_a_camera_reading_the_count_questions_is_shown_on_every_phone_and_asked_
     assert "hand 1 scored: Ann +92, Ben -92" in ann.locator("#last-turn-text").inner_text()
 
 
-# a rack still being typed on one phone while another presses Confirm (webui.typing, the page's saves)
+# a rack still being typed on one phone while another presses Confirm (webui.rack_typing, the page's saves)
 
 def counting_three(server, browser, saved=None):
     """Ann went out; Cid's rack K2 is saved (and ``saved``: Ben's); Ben's and Cid's phones on the count."""

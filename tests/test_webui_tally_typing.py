@@ -1,4 +1,4 @@
-"""A rack being typed on one phone is not lost to a Confirm pressed on another (webui.typing): the typing
+"""A rack being typed on one phone is not lost to a Confirm pressed on another (webui.rack_typing): the typing
 phone says so at its first key, and until the rack is saved (or the mark lapses) Confirm elsewhere asks
 first.  Two phones are two Flask test clients, on a fake clock."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from test_webui_fixes import state
 from test_webui_round2 import ann_goes_out
-from webui.typing import TYPING_S
+from webui.rack_typing import TYPING_S
 from webui_fakes import FakeLive
 
 

@@ -308,7 +308,7 @@ def tally_confirm():
 def tally_typing():
     """A rack being typed on a phone and not saved yet: ``{"player": "Ben", "phone": "k3x9", "turn": "1.1.4"}``
     (``phone``: any id the page picks for itself; ``"typing": false``: no longer, the box is back to the rack
-    saved).  While the mark lasts (webui.typing.TYPING_S after the last, a save of that rack ends it), a
+    saved).  While the mark lasts (webui.rack_typing.TYPING_S after the last, a save of that rack ends it), a
     confirm from another phone asks first; every phone shows it (``game.tally.typing``).  Answers
     ``typing``, the racks being typed now; 409 as /tally/rack once the count is over."""
     data = body()

@@ -34,7 +34,7 @@ from rules.scoring import ScoreSheet
 from rules.tiles import Tile, format_table, format_tiles, parse_tiles
 from webui.db import KEEP, Store, StoreError
 from webui.hint_keys import HintKeys
-from webui.typing import RackTyping, TypingMarks
+from webui.rack_typing import RackTyping, TypingMarks
 from webui.views import result_words
 
 SessionError = GameError  # a move that makes no sense now: a 400 with the reason
@@ -157,7 +157,7 @@ class GameSession:
         self.hint_keys = HintKeys()  # who may see a typed rack's hint (webui.hint_keys)
         self._started: tuple | None = None  # (request, monotonic time, game): the last "Start the game"
         self._ended: tuple | None = None  # (turn id begun, who ended the turn before, now): the last press's end
-        self._typing = TypingMarks()  # racks typed on a phone and not saved yet (webui.typing)
+        self._typing = TypingMarks()  # racks typed on a phone and not saved yet (webui.rack_typing)
         latest = store.latest_game_id()
         if latest is not None:
             try:
@@ -628,7 +628,7 @@ class GameSession:
 
     def typing(self, name: str, *, phone: str, turn: str | None = None, on: bool = True) -> dict[str, float]:
         """A phone says ``name``'s rack is being typed on it and not saved yet (``on`` False: no longer, the
-        box is back to the rack saved), so that a Confirm on another phone asks first (webui.typing).  Not
+        box is back to the rack saved), so that a Confirm on another phone asks first (webui.rack_typing).  Not
         stored: the count holds only what is saved.  Returns the racks being typed (:meth:`typing_now`)."""
         with self._lock:
             self._check_count(turn)
@@ -696,7 +696,7 @@ class GameSession:
         scored; a ``win``, ``hand`` or ``joker_discard`` in ``extra`` replaces it (a blank hand leaves it).
 
         A rack another phone is typing and has not saved yet (:meth:`typing`; ``phone``: the confirming
-        phone, whose own typing goes with the press) is asked about (:class:`webui.typing.RackTyping`)
+        phone, whose own typing goes with the press) is asked about (:class:`webui.rack_typing.RackTyping`)
         unless ``typing_checked``: the players may wait a moment for it, or score without it.
         """
         with self._lock:

@@ -143,7 +143,7 @@ def win_words(preview: dict) -> str:
 def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict, storage_error: str | None,
               snapshot: bool, typing: dict | None = None) -> dict:
     """The game for the page: seats, turn, last turn, restore, tally; ``typing``: the count's racks being
-    typed on a phone and not saved yet (webui.typing), with the seconds each mark has left."""
+    typed on a phone and not saved yet (webui.rack_typing), with the seconds each mark has left."""
     if game is None:
         return {"status": "none", "players": [], "hint": hint, "storage_error": storage_error}
     t = game.turn
