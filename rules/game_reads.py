@@ -3,8 +3,8 @@
 A typed rack has been looked at by whoever typed it; a read one has not: the camera can miss a tile (a
 hand over it, two tiles read as one) or misread one (R6 for R5).  So a read is kept as the camera gave
 it (the players see it, and may keep it) but questioned when it cannot be right by the game's own
-count: a number of tiles other than the player holds, or more copies of a tile in view than the box
-holds.  The confirm asks the question again (:class:`~rules.game_state.CountDoubt`) until the rack is
+count: a number of tiles other than the player holds, more copies of a tile in view than the box
+holds, or the very tiles read for another player (Read pressed again before the racks were changed).  The confirm asks the question again (:class:`~rules.game_state.CountDoubt`) until the rack is
 read again or typed, or the players say the count is wrong (``count_checked``).
 """
 
@@ -45,6 +45,9 @@ def read_doubt(game: Game, name: str) -> str | None:
     held = game.seats[i].rack_count
     if len(rack) != held:
         doubts.append(f"the camera read {len(rack)} tile{'s' if len(rack) != 1 else ''}; {name} should hold {held}")
+    for other, theirs, was_read in zip(game.seats, tally.racks, tally.read):
+        if other.name != name and was_read and Counter(theirs) == Counter(rack):
+            doubts.append(f"it read the very tiles it read for {other.name}'s rack (was {name}'s rack in view?)")
     box = game.options.box
     where = _in_view(game)
     for tile in sorted(set(rack)):

@@ -106,3 +106,19 @@ def test_the_question_is_the_counts_own_so_it_survives_a_restart_and_a_hand_take
     scored = confirm_tally(again, 2.0, count_checked=True)
     assert read_doubts(undo_last_hand(scored, 3.0)) == read_doubts(g)
     assert read_doubts(scored) == {}  # no count open
+
+
+def test_the_same_tiles_read_for_two_players_are_questioned_under_both_racks():
+    """Read pressed for Ben with Ann's rack still laid out: within the box's two copies, so only the
+    sameness shows it."""
+    g = counting(("Ann", "Ben", "Cy"))
+    g = read(g, "Ben", FOURTEEN)
+    g = read(g, "Cy", FOURTEEN)
+    doubts = read_doubts(g)
+    assert doubts["Cy"] == ("it read the very tiles it read for Ben's rack (was Cy's rack in view?): "
+                            "read again or type the rack")
+    assert doubts["Ben"].startswith("it read the very tiles it read for Cy's rack")
+    with pytest.raises(CountDoubt):
+        confirm_tally(g, 2.0)
+    g = set_tally_rack(g, "Cy", R("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 O1"))  # typed: looked at
+    assert read_doubts(g) == {}
