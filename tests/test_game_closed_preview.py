@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rules.game_state import DrawSource, GameError, Status, Step
-from rules.game_tally import call_rummikub, closed_preview, confirm_tally, loser_preview, set_tally_rack
+from rules.game_tally import call_rummikub, confirm_tally, loser_preview, set_tally_rack
+from rules.game_win import closed_preview
 from rules.game_turns import draw, end_turn, start_game
 from rules.options import find_variant
 from rules.tiles import Tile, parse_tiles

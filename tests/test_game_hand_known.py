@@ -10,10 +10,8 @@ import pytest
 
 from rules.game_codec import from_dict, to_dict
 from rules.game_state import CountDoubt, DrawSource, GameError, Status
-from rules.game_tally import (
-    call_rummikub, closed_preview, confirm_tally, first_turn, loser_preview, set_tally_melded, set_tally_rack,
-    set_tally_win, trump_holders, win_preview,
-)
+from rules.game_tally import call_rummikub, confirm_tally, loser_preview, set_tally_melded, set_tally_rack
+from rules.game_win import closed_preview, first_turn, set_tally_win, trump_holders, win_preview
 from rules.game_turns import draw, end_turn, end_turn_unseen, start_game
 from rules.options import find_variant
 from rules.tiles import Tile, parse_tiles

@@ -7,9 +7,8 @@ import pytest
 
 from rules.game_codec import from_dict, to_dict
 from rules.game_state import DrawSource, GameError, Status, table_of
-from rules.game_tally import (
-    call_rummikub, confirm_tally, has_melded, read_rack, set_tally_melded, set_tally_rack, undo_last_hand,
-)
+from rules.game_tally import call_rummikub, confirm_tally, read_rack, set_tally_melded, set_tally_rack, undo_last_hand
+from rules.game_win import has_melded
 from rules.game_turns import draw, start_game
 from rules.options import find_variant
 from rules.tiles import Tile, parse_table, parse_tiles

@@ -1,5 +1,5 @@
 """International: how the winner went out (open, foot or closed, the closed hand, a joker as the final
-discard) is the game's, kept in the tally as the racks are (rules.game_tally.set_tally_win): the confirm
+discard) is the game's, kept in the tally as the racks are (rules.game_win.set_tally_win): the confirm
 and the previews score what was entered, whoever confirms; one given to the confirm replaces it."""
 
 from __future__ import annotations
@@ -8,10 +8,8 @@ import pytest
 
 from rules.game_codec import from_dict, to_dict
 from rules.game_state import DrawSource, GameError
-from rules.game_tally import (
-    call_rummikub, closed_preview, confirm_tally, loser_preview, set_tally_rack, set_tally_win, undo_last_hand,
-    win_entered,
-)
+from rules.game_tally import call_rummikub, confirm_tally, loser_preview, set_tally_rack, undo_last_hand
+from rules.game_win import closed_preview, set_tally_win, win_entered
 from rules.game_turns import draw, end_turn, start_game
 from rules.options import find_variant
 from rules.tiles import Tile, parse_tiles

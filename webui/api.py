@@ -10,9 +10,8 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from rules.game_state import GameError, Status
-from rules.game_tally import (
-    closed_preview, has_melded, loser_preview, tally_points as rack_points, win_entered, win_preview,
-)
+from rules.game_tally import loser_preview, tally_points as rack_points
+from rules.game_win import closed_preview, has_melded, win_entered, win_preview
 from rules.tiles import format_tiles, parse_tiles
 from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS, RuleOptions, find_variant, variant_name
 from rules.scoring import METHODS

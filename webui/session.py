@@ -20,9 +20,10 @@ from rules.game_state import (
     NOT_JUDGED, Action, DrawSource, Game, GameError, ScoredHand, Status, Table, TurnRecord, table_of,
 )
 from rules.game_tally import (
-    WIN_DETAILS, call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded,
-    set_tally_rack, set_tally_win, undo_last_hand,
+    call_rummikub, cancel_tally, confirm_tally, finish_game, read_rack, score_sheet, set_tally_melded, set_tally_rack,
+    undo_last_hand,
 )
+from rules.game_win import WIN_DETAILS, set_tally_win
 from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
     table_found, table_restored, time_out, undo_draw,
@@ -657,7 +658,7 @@ class GameSession:
         player ``name``'s ``rack`` (tile codes; blank or None: not given) and/or ``melded`` (True or
         False, the players' correction of the first meld; None: as the game knows); International, the
         win: ``win``, ``hand`` (tile codes), ``joker_discard`` and/or ``original_hand``
-        (rules.game_tally.set_tally_win).  A code that is not a tile and a rack the box cannot hold are
+        (rules.game_win.set_tally_win).  A code that is not a tile and a rack the box cannot hold are
         refused naming whose rack it is; more tiles than the count says are asked about unless
         ``count_checked``."""
         with self._lock:

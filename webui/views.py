@@ -18,9 +18,8 @@ from rules.sets import analyse_set
 from rules.game_turns import best_move, legal_layout
 from rules.game_undo import turn_back_refusal
 from rules.game_reads import read_doubts
-from rules.game_tally import (
-    dealt_hand, first_turn, laid_out, melded_before, original_hand, score_sheet, trump_holders, win_entered,
-)
+from rules.game_tally import laid_out, score_sheet
+from rules.game_win import dealt_hand, first_turn, melded_before, original_hand, trump_holders, win_entered
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
 from webui.labels import changes
@@ -99,7 +98,7 @@ def rules_name(o: RuleOptions) -> str:
 
 
 def win_json(game: Game) -> dict:
-    """International, the win as entered in the count (rules.game_tally.win_entered), for every phone,
+    """International, the win as entered in the count (rules.game_win.win_entered), for every phone,
     and what the game knows of it: ``winner_melded`` (the winner had melded before going out: no Foot or
     Closed win), ``first_turn`` (Little Blitz), ``original_hand`` (Grand Blitz, as known or said) and
     ``ask_original_hand`` (only the players know it), ``trump_holders`` (the trump's twin on a rack
