@@ -22,7 +22,7 @@ from rules.game_tally import (
 )
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
-from webui.labels import changes
+from webui.labels import changes, fault_words
 
 def problem_groups(problems: Iterable[Problem]) -> list[dict]:
     """One line per kind of problem (its code): ``{"code", "kind", "items"}`` in the order first seen.
@@ -55,7 +55,20 @@ def verdict_json(v: Verdict | None, player: str | None = None) -> dict | None:
         return None
     return {"legal": v.legal, "changed": v.changed, "placed": [t.code for t in v.placed],
             "problems": [p.message for p in v.problems], "groups": problem_groups(v.problems),
-            "word": "LEGAL" if v.legal else "NOT LEGAL", "player": player}
+            "word": "LEGAL" if v.legal else "NOT LEGAL", "player": player, "sets_fine": sets_fine(v)}
+
+
+def sets_fine(v: Verdict) -> str | None:
+    """A refusal with every set valid, in a line: laying the same tiles out again cannot help, so the page
+    says what is wrong instead of offering a layout (the table just refused, shown back as "legal")."""
+    if v.legal or not v.problems or any(p.code == "invalid_set" for p in v.problems):
+        return None
+    faults = list(dict.fromkeys(fault_words(p.code) for p in v.problems))
+    return f"The sets are all valid: the turn is refused for {and_list(faults)}, not for how the tiles are laid out."
+
+
+def and_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 HANGS_ON_SETS = {"invalid_set", "initial_meld_too_low"}  # problems an unsure set alone can cause
@@ -478,8 +491,12 @@ class Hints:
 
     def suggestion(self, game: Game | None, table) -> list[list[str]] | None:
         """After a refused turn: a legal arrangement of the tiles now on the table, if one exists.  Made of
-        the table's tiles alone (never the typed rack), so every phone may see it."""
+        the table's tiles alone (never the typed rack), so every phone may see it.  None when every set is
+        valid already: the fault is not the layout (a first meld too low, tiles not on the rack), and the
+        "layout" would be the very table just refused (the verdict's ``sets_fine`` says so)."""
         if game is None or game.status is not Status.PLAYING or game.turn.attempt is None:
+            return None
+        if all(analyse_set(list(s), game.options).valid for s in table):
             return None
         key = ("arrange", game.options, tuple(table), game.turn.table_before)
         if key not in self._cache:

@@ -430,7 +430,11 @@ function renderVerdict(s) {
   else if (v.legal && v.placed.length) who += `: ${v.placed.join(" ")} placed`;
   $("verdict-who").textContent = who;
   $("verdict-groups").replaceChildren(...(v.legal ? [] : (v.groups || []).map(groupEl)));
-  const sug = s.suggestion;
+  // a refusal with every set valid: no layout helps (it would be the table just refused), so say what is wrong
+  const fine = attempt && !v.legal ? v.sets_fine : null;
+  $("sets-fine").hidden = !fine;
+  $("sets-fine").textContent = fine || "";
+  const sug = fine ? null : s.suggestion;
   $("suggestion").hidden = !sug;
   if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
 }

@@ -1,0 +1,78 @@
+"""The page as players see it, in real headless Chromium at a phone's 390x844 and a tablet's 820x1180
+(test_browser.py's set-up: a fake camera laid out in tile notation, a clock moved by hand).
+
+What is checked is what a player reads: no layout offered for the very table just refused, the discard
+kept after a refusal, the words of the camera notices, and that no page scrolls sideways whatever the
+names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+if not Path("/usr/bin/chromium").exists():
+    pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)",
+                allow_module_level=True)
+pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
+
+from test_browser import current_is, save, served  # noqa: E402
+from test_webui_db import call  # noqa: E402
+from webui_fakes import FakeLive  # noqa: E402
+
+VIEWS = {"phone": (390, 844), "tablet": (820, 1180)}
+
+
+@pytest.fixture
+def server(tmp_path):
+    """An empty table: (url, port, live, clock)."""
+    yield from served(tmp_path, FakeLive(""))
+
+
+@pytest.fixture(params=list(VIEWS))
+def view(request):
+    return request.param
+
+
+def open_page(browser, url: str, view: str, path: str = "/"):
+    width, height = VIEWS[view]
+    page = browser.new_page(viewport={"width": width, "height": height}, is_mobile=view == "phone",
+                            has_touch=True, bypass_csp=True)
+    page.goto(url + path)
+    return page
+
+
+def no_sideways_scroll(page) -> None:
+    """The page is no wider than the screen: nothing sticks out to scroll it sideways."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    shown = page.evaluate("document.documentElement.clientWidth")
+    wide = page.evaluate("""() => [...document.querySelectorAll('body *')].filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width && r.right > document.documentElement.clientWidth + 1 && !e.closest('.table-scroll');
+      }).slice(0, 5).map((e) => `${e.tagName}#${e.id}.${e.className}: ${Math.round(e.getBoundingClientRect().right)}`)""")
+    assert width <= shown, (page.url, width, shown, wide)
+
+
+def test_a_refusal_with_every_set_valid_offers_no_layout(browser, server, tmp_path, view):
+    url, port, live, _ = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    call(port, "/api/settings", {"hint": True})
+    page = open_page(browser, url, view)
+    current_is(page, "Ann")
+    live.set_table("K9 B9 O9")  # 27 points: the first meld needs 30
+    page.wait_for_function("document.querySelectorAll('#sets .set').length === 1")
+    page.click("#end-turn")
+    page.wait_for_function("document.getElementById('verdict-word').textContent === 'NOT LEGAL'")
+    page.locator("#sets-fine").wait_for()
+    assert page.locator("#sets-fine").inner_text() == (
+        "The sets are all valid: the turn is refused for a first meld short of its points, "
+        "not for how the tiles are laid out.")
+    assert page.locator("#suggestion").is_hidden()
+    save(page, tmp_path, f"sets-fine-{view}.png")
+    # a broken set is another matter: the layout is offered, and the line goes
+    live.set_table("K9 B9 | O9 R9")
+    page.locator("#suggestion").wait_for()
+    assert page.locator("#sets-fine").is_hidden()
