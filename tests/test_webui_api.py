@@ -80,7 +80,7 @@ def test_hand_scored_and_exported_as_csv(client, live):
     assert scores["totals"] == {"Ann": 42, "Ben": -42} and scores["games_won"] == {"Ann": 1, "Ben": 0}
     res = client.get("/api/scores.csv")
     assert res.mimetype == "text/csv"
-    rows = list(csv.reader(io.StringIO(res.get_data(as_text=True))))
+    rows = list(csv.reader(io.StringIO(res.get_data().decode("utf-8-sig"))))  # a BOM first, for Excel
     assert rows == [["", "Ann", "Ben", "How the hand ended"], ["Hand 1", "42", "-42", "Ann went out"],
                     ["Total", "42", "-42"], ["Hands won", "1", "0"]]
     page = client.get("/scores").get_data(as_text=True)

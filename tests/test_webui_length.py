@@ -93,7 +93,7 @@ def test_a_game_to_a_target_ranks_by_the_score_on_the_page(client, clock):
     assert s["scores"]["standings"] == [{"player": "Ann", "place": 1, "games_won": 1, "total": 50},
                                         {"player": "Ben", "place": 2, "games_won": 2, "total": -50}]
     assert ["Final place", "1", "2"] in [r for r in csv.reader(io.StringIO(
-        client.get("/api/scores.csv").get_data(as_text=True)))]
+        client.get("/api/scores.csv").get_data().decode("utf-8-sig")))]
 
 
 def test_a_length_changed_in_settings_counts_at_once(client):

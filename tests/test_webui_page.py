@@ -3,6 +3,8 @@ all valid, names cleaned before they are compared, the CSV a spreadsheet opens, 
 
 from __future__ import annotations
 
+import csv
+
 import pytest
 
 from webui_fakes import FakeLive
@@ -52,3 +54,39 @@ def test_a_broken_set_still_gets_a_layout_and_no_sets_fine_line(client, live):
     state = client.post("/api/turn/end").get_json()["state"]
     assert state["game"]["turn"]["attempt"]["sets_fine"] is None
     assert ["K10", "K11", "K12"] in state["suggestion"]
+
+
+@pytest.mark.parametrize("players, said", [
+    (["Ann", "Ann\u200b"], "player names must differ: players 1 and 2 are both Ann"),  # a zero-width space
+    (["Ann", "A\u200dnn"], "players 1 and 2 are both Ann"),  # a zero-width joiner
+    (["\ufeffBen", "Ben"], "players 1 and 2 are both Ben"),  # a byte-order mark pasted in
+    (["Cid", "\u202eCid\u202c"], "players 1 and 2 are both Cid"),  # bidi controls
+    (["Zo\u00eb", "Zoe\u0308"], "players 1 and 2 are both Zo\u00eb"),  # the same letters, two encodings
+    (["Ann  Lee", "ann\u00a0lee"], "players 1 and 2 are both ann lee"),  # spaces of any kind, letter case
+    (["Ann", "\u200b\u200d"], "player 2 has no name (it holds only characters that do not show"),
+])
+def test_names_are_cleaned_before_they_are_compared(client, players, said):
+    res = client.post("/api/game", json={"players": players})
+    assert res.status_code == 400 and said in res.get_json()["message"], res.get_json()
+
+
+def test_a_cleaned_name_is_the_one_kept_and_shown(client):
+    state = start(client, [" Ann \u00a0 Lee\u200b", "\ufeffZo\u0065\u0308"])
+    assert [p["name"] for p in state["game"]["players"]] == ["Ann Lee", "Zo\u00eb"]
+    assert "<strong>Ann Lee, Zo\u00eb</strong>" in client.get("/new").get_data(as_text=True)
+
+
+def test_the_csv_starts_with_a_bom_so_a_spreadsheet_reads_its_letters(client, tmp_path):
+    start(client, ["Zo\u00eb", "\u0141ukasiewicz"])
+    client.post("/api/rummikub", json={"count_checked": True})
+    assert client.post("/api/tally/confirm", json={"racks": {"\u0141ukasiewicz": "B12 J"}}).status_code == 200
+    res = client.get("/api/scores.csv")
+    assert res.headers["Content-Type"] == "text/csv; charset=utf-8"
+    data = res.get_data()
+    assert data.startswith(b"\xef\xbb\xbf") and "Zo\u00eb".encode() in data
+    path = tmp_path / "sheet.csv"
+    path.write_bytes(data)
+    with open(path, encoding="utf-8-sig", newline="") as f:  # as Python's csv module reads a saved file
+        rows = list(csv.reader(f))
+    assert rows[0] == ["", "Zo\u00eb", "\u0141ukasiewicz", "How the hand ended"]
+    assert rows[1] == ["Hand 1", "42", "-42", "Zo\u00eb went out"]
