@@ -76,3 +76,31 @@ def test_a_refusal_with_every_set_valid_offers_no_layout(browser, server, tmp_pa
     live.set_table("K9 B9 | O9 R9")
     page.locator("#suggestion").wait_for()
     assert page.locator("#sets-fine").is_hidden()
+
+
+def test_the_discard_typed_stays_after_a_refused_end_turn(browser, server, tmp_path, view):
+    url, port, live, _ = server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "american"})
+    page = open_page(browser, url, view)
+    current_is(page, "Ann")
+    page.click("text=Drew from the pool")
+    page.locator("#discard-field").wait_for()
+    live.set_table("K9 B9")  # no set: the turn is refused
+    page.wait_for_function("document.querySelectorAll('#sets .set.invalid').length === 1")
+    page.fill("#discard", "K33")  # refused by the server (no such tile): the box keeps it to correct
+    page.click("#end-turn")
+    page.locator("#refusal").wait_for()
+    assert page.locator("#discard").input_value() == "K33"
+    page.fill("#discard", "K3")
+    page.wait_for_timeout(500)  # not a double tap
+    page.click("#end-turn")
+    page.wait_for_function("document.getElementById('verdict-word').textContent === 'NOT LEGAL'")
+    assert page.locator("#discard").input_value() == "K3"  # not to be typed again
+    save(page, tmp_path, f"discard-kept-{view}.png")
+    live.set_table("")  # the tiles go back to the rack: the same discard ends the turn
+    page.wait_for_function("document.querySelectorAll('#sets .set').length === 0")
+    page.wait_for_timeout(500)  # not a double tap
+    page.click("#end-turn")
+    current_is(page, "Ben")
+    assert page.locator("#discard").input_value() == ""  # used: the next turn starts with an empty box
+    assert "discarded" in page.locator("#last-turn-text").inner_text()

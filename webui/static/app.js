@@ -950,9 +950,9 @@ async function press(action, target) {
   switch (action) {
     case "end":
       if (noCamera(state) && g.status === "playing") { openUnseen(g); return null; }  // what did the turn do?
-      return post("/api/turn/end", { ...discardPayload(), ...turn });
+      return discarding(post("/api/turn/end", { ...discardPayload(), ...turn }));
     case "unseen-drew": {  // Sabra: drew a tile; American, International: only the discard
-      const r = await post("/api/turn/end", { ...discardPayload(), ...turn });
+      const r = await discarding(post("/api/turn/end", { ...discardPayload(), ...turn }));
       if (r) closeUnseen();
       return r;
     }
@@ -962,17 +962,18 @@ async function press(action, target) {
       if (tiles) payload.tiles = tiles;
       const discard = $("discard").value.trim();
       if (discard) payload.discard = discard;
-      const r = await post("/api/turn/unseen", payload);
-      if (r) { $("discard").value = ""; closeUnseen(); }
+      const r = await discarding(post("/api/turn/unseen", payload));
+      if (r) closeUnseen();
       return r;
     }
     case "unseen-back": closeUnseen(); return null;
-    case "pass": return post("/api/pass", { ...discardPayload(), ...turn });
+    case "pass": return discarding(post("/api/pass", { ...discardPayload(), ...turn }));
     case "draw": return post("/api/turn/draw", { source: target.dataset.source, ...turn });
     case "undo-draw": return post("/api/turn/draw/undo", { ...turn });
     // American and International: the winner's final discard, typed in the discard box
-    case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong);
-    case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn }, countWrong);
+    case "rummikub": return discarding(post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong));
+    case "pool-empty":
+      return discarding(post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn }, countWrong));
     case "read-rack": {
       $("tally-error").hidden = true;
       const r = await post("/api/tally/read", { player: target.dataset.player, ...turn });
@@ -1073,8 +1074,16 @@ function andList(items) {
 
 function discardPayload() {
   const d = $("discard").value.trim();
-  $("discard").value = "";
   return d ? { discard: d } : {};
+}
+
+// the discard typed goes with the press, and is cleared only once the press is taken: after a refusal
+// ("Ann has no tile left to discard", an illegal table) the player fixes the table, not the discard
+// (an End turn the rules refuse answers 200 with its verdict, NOT LEGAL)
+async function discarding(press) {
+  const r = await press;
+  if (r && !(r.verdict && r.verdict.legal === false)) $("discard").value = "";
+  return r;
 }
 
 document.addEventListener("click", (e) => {
