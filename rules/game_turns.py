@@ -573,7 +573,7 @@ def _out_of_time(game: Game, table: Table, now: float, verdict: Verdict) -> tupl
 def _unfinished(game: Game, table: Table, now: float, verdict: Verdict, took_trump: bool
                 ) -> tuple[Game, TurnRecord]:
     """Time is up on a turn that could not be completed: the table goes back to how the turn found it,
-    the player takes his tiles back (a trump taken goes back face up) and draws the penalty, which ends
+    the player takes back the tiles played (a trump taken goes back face up) and draws the penalty, which ends
     the turn; the next player's clock waits until the table is back."""
     if took_trump:
         game = undo_draw(game)
@@ -583,7 +583,8 @@ def _unfinished(game: Game, table: Table, now: float, verdict: Verdict, took_tru
     game = replace(game, seats=replace_seat(game.seats, seat_i, replace(me, penalties=me.penalties + penalty)))
     restore = Restore(player=me.name, table=game.turn.table_before, problems=verdict.problems, penalty=penalty)
     why = "with the trump taken, which may be taken only to win at once" if verdict.legal else "on an illegal table"
-    note = f"time is up {why}: put it back; {me.name} takes back his tiles and draws {penalty}"
+    back = "takes back the tiles played and draws" if verdict.placed else "draws"  # nothing played: none to take
+    note = f"time is up {why}: put it back; {me.name} {back} {penalty}"
     return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, penalty, note=note, restore=restore)
 
 

@@ -1265,8 +1265,12 @@ def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, 
     current_is(page, "Ann")
     banner = page.locator("#camera-banner")
     assert banner.is_visible() and "problem" not in banner.get_attribute("class")
-    assert banner.inner_text() == ("No camera sees the table (cannot open source '0': no such camera). The game goes "
-                                   "on without it: End turn asks what each turn did, and the racks are typed at the count.")
+    assert page.locator("#camera-text").inner_text() == (
+        "No camera sees the table: the camera could not be opened. The game goes on without it: End turn asks what "
+        "each turn did, and the racks are typed at the count.")
+    assert page.locator("#camera-why").is_hidden()  # the source's own words, folded away under "details"
+    page.click("#camera-details summary")
+    assert page.locator("#camera-why").inner_text() == "Cannot open source '0': no such camera."
     page.click("#end-turn")
     page.locator("#unseen").wait_for()
     page.click("#unseen [data-step='1']")

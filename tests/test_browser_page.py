@@ -104,3 +104,35 @@ def test_the_discard_typed_stays_after_a_refused_end_turn(browser, server, tmp_p
     current_is(page, "Ben")
     assert page.locator("#discard").input_value() == ""  # used: the next turn starts with an empty box
     assert "discarded" in page.locator("#last-turn-text").inner_text()
+
+
+def test_a_lost_camera_and_a_time_out_in_players_words(browser, server, tmp_path, view):
+    url, port, live, clock = server
+    live.set_table("R1 R2 R3 R4")
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = open_page(browser, url, view)
+    current_is(page, "Ann")
+    # Ann splits the run and runs out of time: no tile was played, so none is taken back
+    live.set_table("R1 R2 | R3 R4")
+    page.wait_for_function("document.querySelectorAll('#sets .set.invalid').length === 2")
+    clock.advance(61)
+    page.locator("#restore").wait_for()
+    assert page.locator("#restore-text").inner_text().startswith(
+        "Ann ran out of time with the table not legal: Ann draws 3. Lay the table out as it was")
+    assert " his " not in page.locator("body").inner_text()
+    live.set_table("R1 R2 R3 R4")
+    page.locator("#restore").wait_for(state="hidden")
+    # the camera goes: the banner says so in players' words, the file and the retry folded away
+    live.camera_ok, live.camera_error = False, "the video /srv/club/table.mp4 is gone; retrying in 2.0 s"
+    live.set_table("")
+    page.locator("#camera-banner").wait_for()
+    text = page.locator("#camera-banner").inner_text()
+    assert text.startswith("The camera has stopped sending pictures.") and text.endswith("details")
+    assert "/srv" not in text and "retrying" not in text
+    page.click("#camera-details summary")
+    assert page.locator("#camera-why").inner_text() == "The video /srv/club/table.mp4 is gone."
+    no_sideways_scroll(page)
+    save(page, tmp_path, f"camera-lost-{view}.png")
+    live.camera_ok, live.camera_error = True, None
+    live.set_table("R1 R2 R3 R4")
+    page.locator("#camera-banner").wait_for(state="hidden")

@@ -90,3 +90,56 @@ def test_the_csv_starts_with_a_bom_so_a_spreadsheet_reads_its_letters(client, tm
         rows = list(csv.reader(f))
     assert rows[0] == ["", "Zo\u00eb", "\u0141ukasiewicz", "How the hand ended"]
     assert rows[1] == ["Hand 1", "42", "-42", "Zo\u00eb went out"]
+
+
+def test_a_time_out_says_who_takes_back_what_without_his(app, client, live, clock):
+    start(client)
+    live.set_table("K9 B9")  # Ann lays two tiles: no set
+    clock.advance(61)
+    app.extensions["companion"].tick()  # the clock's ticker
+    state = client.get("/api/state").get_json()
+    last = state["game"]["last"]["note"]
+    assert last.endswith("put it back; Ann takes back the tiles played and draws 3") and " his " not in last
+    assert sorted(state["game"]["restore"]["placed"]) == ["B9", "K9"]
+
+
+def test_a_time_out_that_played_no_tile_takes_none_back(app, client, live, clock):
+    live.set_table("R1 R2 R3 R4")
+    start(client)
+    live.set_table("R1 R2 | R3 R4")  # a run split, no tile played
+    clock.advance(61)
+    app.extensions["companion"].tick()
+    state = client.get("/api/state").get_json()
+    assert state["game"]["last"]["note"].endswith("put it back; Ann draws 3")
+    assert state["game"]["restore"]["placed"] == []
+
+
+def test_a_lost_camera_is_said_in_players_words_the_path_folded_away(client, live):
+    live.camera_ok, live.camera_error = False, "the video /srv/club/table.mp4 is gone; retrying in 2.0 s"
+    live.set_table("")
+    notice = client.get("/api/state").get_json()["camera"]["notice"]
+    assert notice["text"] == ("The camera has stopped sending pictures. The companion keeps trying it, and this "
+                              "notice goes by itself once pictures come again. The game goes on without it: End "
+                              "turn asks what each turn did, and the racks are typed at the count.")
+    assert notice["details"] == "The video /srv/club/table.mp4 is gone."  # no "retrying in 2.0 s" that never moves
+    live.camera_error = "no images (.bmp, .jpeg, .jpg, .png, .tif, .tiff, .webp) in /srv/club/photos"
+    live.set_table("")
+    notice = client.get("/api/state").get_json()["camera"]["notice"]
+    assert notice["text"].startswith("No camera sees the table. The game goes on")
+    assert ".jpeg" not in notice["text"] and "/srv" not in notice["text"] and ".jpeg" in notice["details"]
+    live.camera_ok, live.camera_error = True, None
+    live.set_table("")
+    assert client.get("/api/state").get_json()["camera"]["notice"] is None
+
+
+def test_taking_over_the_demo_is_said_once_and_for_players(tmp_path, clock):
+    from test_webui_fixes import demo_app
+
+    live = FakeLive("R10 R11 R12")
+    live.start()
+    client = demo_app(tmp_path, clock, live).test_client()
+    notice = start(client, ["Zoe", "Yan"])["camera"]["notice"]
+    text = notice["text"]
+    assert text.startswith("No camera: the recorded demo game stopped when you took over")
+    assert "--source" not in text and "(" not in text and text.count("End turn asks") == 1
+    assert "--source 0" in notice["details"]  # for whoever starts the server, folded away

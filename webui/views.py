@@ -6,6 +6,7 @@ the players' words for a game's phase, the sets on the table with their marks.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from typing import Iterable
 
@@ -98,6 +99,36 @@ def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
     rest = [g for g in out["groups"] if g["code"] != "invalid_set"]
     return {**out, "word": "UNSURE", "unsure": True,
             "groups": [{"code": "unsure_set", "kind": kind, "items": items}] + rest}
+
+
+GOES_ON = "The game goes on without it: End turn asks what each turn did, and the racks are typed at the count."
+RETRYING = re.compile(r"[;,]?\s*retrying in [\d.]+ ?s\b")
+
+
+def camera_notice(ok: bool, error: str | None, took_over: bool = False) -> dict | None:
+    """The camera banner in players' words (``text``), the source's own reason (a file path, the image
+    types a folder may hold) folded away in ``details``; None while the camera works.  ``took_over``: a
+    person took over the recorded demo, and this server has no camera since.  The reason's "retrying in
+    2.0 s" is dropped: the page shows it once and it never counts down."""
+    if ok:
+        return None
+    if took_over:
+        return {"text": "No camera: the recorded demo game stopped when you took over, and this companion has "
+                        "no camera of its own. The game goes on without one: End turn asks what each turn did, "
+                        "and the racks are typed at the count.",
+                "details": "It was started without a camera. To have one watch your table, start it again "
+                           "with the camera named: rummikub-companion serve --source 0 (the first webcam)."}
+    reason = RETRYING.sub("", error or "").strip().rstrip(".")
+    if RETRYING.search(error or ""):
+        head = ("The camera has stopped sending pictures. The companion keeps trying it, and this notice "
+                "goes by itself once pictures come again.")
+    elif reason.startswith("cannot open"):
+        head = "No camera sees the table: the camera could not be opened."
+    elif reason.endswith("has ended"):
+        head = "No camera sees the table: the video it was showing has ended."
+    else:
+        head = "No camera sees the table."
+    return {"text": f"{head} {GOES_ON}", "details": f"{_capital(reason)}." if reason else None}
 
 
 PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
@@ -197,6 +228,9 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             "player": game.restore.player, "penalty": game.restore.penalty,
             # a legal table goes back too when the trump was taken and the turn did not win in time
             "table_legal": not game.restore.problems,
+            # the tiles the turn had played, which go back to the rack (none: the player only draws)
+            "placed": [x.code for x in last.verdict.placed] if last and last.verdict
+            and last.player == game.restore.player else [],
             "sets": [[x.code for x in s] for s in game.restore.table], "has_picture": snapshot},
         "tally": None if tally is None else {
             "winner": tally.winner, "pool_empty": tally.pool_empty,

@@ -261,10 +261,13 @@ function render(s) {
 
   // camera
   const cam = s.camera;
-  // no camera is a way to play, not a fault: said as a notice, with what the game does instead
-  $("camera-banner").hidden = cam.ok;
-  $("camera-banner").textContent = cam.ok ? "" : `No camera sees the table (${cam.error || "no picture"}). ` +
-    "The game goes on without it: End turn asks what each turn did, and the racks are typed at the count.";
+  // no camera is a way to play, not a fault: said as a notice in players' words, with what the game does
+  // instead; the source's own reason (a path, a file type) folds away under "details"
+  const notice = cam.ok ? null : cam.notice;
+  $("camera-banner").hidden = !notice;
+  $("camera-text").textContent = notice ? notice.text : "";
+  $("camera-details").hidden = !(notice && notice.details);
+  $("camera-why").textContent = notice && notice.details ? notice.details : "";
   $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
   $("camera-status").className = "pill " + (cam.ok && cam.stable ? "ok" : "warn");
   if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
@@ -479,11 +482,13 @@ function renderRestore(g) {
   $("restore").hidden = !r;
   if (!r) return;
   const empty = !r.sets.length;
+  // the tiles played go back to the rack; a turn that played none (it only moved table tiles) just draws
+  const back = r.placed && r.placed.length === 0 ? `draws ${r.penalty}` : `takes back the tiles played and draws ${r.penalty}`;
   $("restore-text").textContent =
     (r.table_legal
       ? `${r.player} ran out of time holding the trump, which may be taken only to win at once: it goes back ` +
-        `face up, and ${r.player} takes back the tiles played and draws ${r.penalty}. `
-      : `${r.player} ran out of time with the table not legal, takes back the tiles played and draws ${r.penalty}. `) +
+        `face up, and ${r.player} ${back}. `
+      : `${r.player} ran out of time with the table not legal: ${r.player} ${back}. `) +
     (empty ? "The table was empty when the turn began: every tile on it goes back to the racks."
            : "Lay the table out as it was:");
   const img = $("snapshot-img");
