@@ -4,6 +4,7 @@ all valid, names cleaned before they are compared, the CSV a spreadsheet opens, 
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
 
@@ -143,3 +144,16 @@ def test_taking_over_the_demo_is_said_once_and_for_players(tmp_path, clock):
     assert text.startswith("No camera: the recorded demo game stopped when you took over")
     assert "--source" not in text and "(" not in text and text.count("End turn asks") == 1
     assert "--source 0" in notice["details"]  # for whoever starts the server, folded away
+
+
+def clock_field(page: str) -> str:
+    return re.search(r'id="opt-turn_time_limit"[^>]*value="(\d*)"', page).group(1)
+
+
+def test_new_game_fills_in_the_clock_settings_shows(client):
+    first = start(client, ["Ann", "Ben"], options={"turn_time_limit": 16})["game"]["id"]
+    start(client, ["Cid", "Dan"], options={"turn_time_limit": 60})  # saved for new games too
+    assert client.post(f"/api/games/{first}/resume", json={}).status_code == 200
+    # Settings shows the game on the table, 16 s; New game said "as set on Settings" beside 60 s
+    assert clock_field(client.get("/settings").get_data(as_text=True)) == "16"
+    assert clock_field(client.get("/new").get_data(as_text=True)) == "16"
