@@ -8,6 +8,7 @@ names.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ pytest.importorskip("playwright.sync_api", reason="Playwright's Python package i
 
 from test_browser import current_is, save, served  # noqa: E402
 from test_webui_db import call  # noqa: E402
-from webui_fakes import FakeLive  # noqa: E402
+from webui_fakes import FakeLive, jpeg  # noqa: E402
 
 VIEWS = {"phone": (390, 844), "tablet": (820, 1180)}
 
@@ -136,3 +137,50 @@ def test_a_lost_camera_and_a_time_out_in_players_words(browser, server, tmp_path
     live.camera_ok, live.camera_error = True, None
     live.set_table("R1 R2 R3 R4")
     page.locator("#camera-banner").wait_for(state="hidden")
+
+
+class CountingLive(FakeLive):
+    """A camera whose picture draws the racks laid out for the count (purple) only while it is told of a
+    count, as vision.live draws them."""
+
+    def state(self):
+        ts = super().state()
+        if getattr(self, "counting", None) is None:
+            return ts
+        return replace(ts, annotated_jpeg=jpeg((160, 40, 120)))
+
+
+def picture_colour(page) -> list:
+    """The camera picture's middle pixel (BGR order is the fake's: read back as RGB)."""
+    return page.evaluate("""() => {
+        const img = document.getElementById('camera');
+        const c = document.createElement('canvas');
+        c.width = img.naturalWidth; c.height = img.naturalHeight;
+        const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+        return [...g.getImageData(c.width >> 1, c.height >> 1, 1, 1).data.slice(0, 3)];
+      }""")
+
+
+def test_the_camera_picture_follows_the_count_ending(browser, tmp_path, view):
+    """The picture drawn for the count (a rack laid out, purple) goes once the hand is scored: its address
+    used to stay the same while the table did not change, so a phone kept the count's picture while the
+    table card judged the same tiles as a set."""
+    for url, port, live, _ in served(tmp_path, CountingLive("")):
+        call(port, "/api/game", {"players": ["Ann", "Ben"]})
+        page = open_page(browser, url, view)
+        current_is(page, "Ann")
+        call(port, "/api/rummikub", {"count_checked": True})
+        page.locator("#tally").wait_for()
+        shows_count_picture(page, True)  # purple: the count's picture
+        call(port, "/api/tally/confirm", {"racks": {"Ben": "K5"}})
+        page.locator("#dealing").wait_for()
+        shows_count_picture(page, False)  # the camera's own picture again, as the table card judges it
+        page.close()
+
+
+def shows_count_picture(page, purple: bool) -> None:
+    for _ in range(50):
+        if page.evaluate("document.getElementById('camera').complete") and (picture_colour(page)[2] > 90) == purple:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the camera picture is {picture_colour(page)}, not {'purple' if purple else 'green'}")

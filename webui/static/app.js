@@ -270,7 +270,10 @@ function render(s) {
   $("camera-why").textContent = notice && notice.details ? notice.details : "";
   $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
   $("camera-status").className = "pill " + (cam.ok && cam.stable ? "ok" : "warn");
-  if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
+  // the picture draws the racks laid out for a count as racks: its address changes with the count too, or
+  // a phone keeps the count's picture after the hand is scored while the table stays as it was
+  const drawn = `${cam.version}${g.status === "tally" ? ".count" : ""}`;
+  if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(drawn)}`;
   $("camera").hidden = !cam.has_picture;
   $("no-picture").hidden = cam.has_picture;
   $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
