@@ -161,7 +161,7 @@ def picture_colour(page) -> list:
       }""")
 
 
-def test_the_camera_picture_follows_the_count_ending(browser, tmp_path, view):
+def test_the_camera_picture_and_the_header_follow_the_count_ending(browser, tmp_path, view):
     """The picture drawn for the count (a rack laid out, purple) goes once the hand is scored: its address
     used to stay the same while the table did not change, so a phone kept the count's picture while the
     table card judged the same tiles as a set."""
@@ -175,6 +175,8 @@ def test_the_camera_picture_follows_the_count_ending(browser, tmp_path, view):
         call(port, "/api/tally/confirm", {"racks": {"Ben": "K5"}})
         page.locator("#dealing").wait_for()
         shows_count_picture(page, False)  # the camera's own picture again, as the table card judges it
+        # hand 2 plays the rules hand 1 did: the header does not name them as if they were news
+        assert "this hand" not in page.locator("#turn-info").inner_text()
         page.close()
 
 

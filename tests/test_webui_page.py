@@ -157,3 +157,17 @@ def test_new_game_fills_in_the_clock_settings_shows(client):
     # Settings shows the game on the table, 16 s; New game said "as set on Settings" beside 60 s
     assert clock_field(client.get("/settings").get_data(as_text=True)) == "16"
     assert clock_field(client.get("/new").get_data(as_text=True)) == "16"
+
+
+def test_the_dealt_hand_names_its_rules_only_when_they_changed(client):
+    start(client)
+    client.post("/api/rummikub", json={"count_checked": True})
+    game = client.post("/api/tally/confirm", json={"racks": {"Ben": "K5"}}).get_json()["state"]["game"]
+    assert game["status"] == "dealing" and game["rules_changed"] is False  # hand 2 plays as hand 1 did
+    client.post("/api/settings", json={"options": {"rounds": 3}})  # the length counts at once: no news for the hand
+    assert client.get("/api/state").get_json()["game"]["rules_changed"] is False
+    client.post("/api/settings", json={"options": {"joker_penalty": 25}})
+    game = client.get("/api/state").get_json()["game"]
+    assert game["rules_changed"] is True and game["rules"] == "Sabra rules, 30-point first meld, 60 s a turn"
+    client.post("/api/hand/start", json={})
+    assert client.get("/api/state").get_json()["game"]["rules_changed"] is False

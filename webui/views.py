@@ -12,7 +12,7 @@ from typing import Iterable
 
 from rules.game_length import LENGTH, standing
 from rules.game_state import Action, Game, LastTurn, Status, Step, Verdict
-from rules.options import SCORING_NAMES, RuleOptions, variant_name
+from rules.options import OPTION_DOCS, SCORING_NAMES, RuleOptions, variant_name
 from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
@@ -249,9 +249,20 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,
         "pending": None if game.pending is None else rules_words(game.pending),
         "rules": rules_words(game.options),  # the rules in words, for the hand waiting for its start
+        "rules_changed": rules_changed(game),
         "hint": hint,
         "storage_error": storage_error,
     }
+
+
+def rules_changed(game: Game) -> bool:
+    """While the next hand waits for its start: its rules differ from those the scored hand played (new
+    ones saved for it, on Settings or waiting from mid-hand), the length aside (it counts at once).  The
+    header names the hand's rules only then: said at every deal, the same line read as news."""
+    if game.status is not Status.DEALING or game.undo is None:
+        return False
+    before = game.undo.options
+    return any(getattr(before, n) != getattr(game.options, n) for n in OPTION_DOCS if n not in LENGTH)
 
 
 def undo_turn_json(game: Game) -> dict | None:

@@ -247,7 +247,7 @@ function render(s) {
     `${g.game_name} · finished after ${scored} hand${scored === 1 ? "" : "s"}` + (length ? ` · ${length}` : "") :
     `${g.game_name} · ${length} · turn ${g.turn.number}` +
     (g.turn.phase !== "play" ? ` · ${g.turn.phase_words}` : "") + (g.trump ? ` · trump ${g.trump}` : "") +
-    (g.pending ? ` · next hand: ${g.pending}` : "") + (g.status === "dealing" ? ` · this hand: ${g.rules}` : "");
+    (g.pending ? ` · next hand: ${g.pending}` : "") + (g.rules_changed ? ` · this hand: ${g.rules}` : "");  // only when not as the last hand
   $("storage-banner").hidden = !g.storage_error;
   $("storage-banner").textContent = g.storage_error || "";
   renderDemo(s.demo);
