@@ -186,3 +186,109 @@ def shows_count_picture(page, purple: bool) -> None:
             return
         page.wait_for_timeout(100)
     raise AssertionError(f"the camera picture is {picture_colour(page)}, not {'purple' if purple else 'green'}")
+
+
+# six players (the most a box seats: XP) of the longest names allowed (40 characters), some with no space
+LONG_NAMES = ["Wolfeschlegelsteinhausenbergerdorffvoral", "Zoë O'Brien-Łukasiewicz the Third of Ely",
+              "Maximiliana Featherstonehaugh-Cholmondel", "Bartholomew Aloysius Fitzwilliam Smythes",
+              "Anastasiya Vasilyevna Kuznetsova-Orlovas", "Hubert Blaine Wolfeschlegelsteinhausenbe"]
+
+
+def totals_in_view(page, players: int) -> None:
+    """Every player's total on the score sheet is on the screen, whole: not past the screen's right edge,
+    nor scrolled away in the sheet's own box."""
+    out = page.evaluate("""() => [...document.querySelectorAll('#score-sheet tr.total td')].map((e) => {
+        const r = e.getBoundingClientRect(), box = e.closest('.table-scroll').getBoundingClientRect();
+        return [e.textContent, r.left >= box.left && r.right <= Math.min(box.right, innerWidth) && r.width > 0];
+      })""")
+    assert len(out) == players and all(ok for _, ok in out), out
+
+
+def test_no_page_scrolls_sideways_with_six_long_names(browser, server, tmp_path, view):
+    url, port, live, clock = server
+    assert all(len(n) == 40 for n in LONG_NAMES)
+    call(port, "/api/game", {"players": LONG_NAMES, "rules": "xp", "options": {"turn_time_limit": 30}})
+    page = open_page(browser, url, view)
+    current_is(page, LONG_NAMES[0])
+    no_sideways_scroll(page)
+    save(page, tmp_path, f"long-names-table-{view}.png")
+    live.set_table("K9 B9")
+    page.wait_for_function("document.querySelectorAll('#sets .set.invalid').length === 1")
+    page.click("#end-turn")
+    page.wait_for_function("document.getElementById('verdict-word').textContent === 'NOT LEGAL'")
+    no_sideways_scroll(page)
+    live.set_table("")
+    call(port, "/api/rummikub", {"count_checked": True})
+    page.locator("#tally").wait_for()
+    no_sideways_scroll(page)
+    save(page, tmp_path, f"long-names-count-{view}.png")
+    racks = dict(zip(LONG_NAMES[1:], ["K5", "R13 J", "B1 B2", "O7", "K12 K13"]))
+    call(port, "/api/tally/confirm", {"racks": racks})
+    page.locator("#dealing").wait_for()
+    no_sideways_scroll(page)
+    save(page, tmp_path, f"long-names-dealing-{view}.png")
+    for path in ("/scores", "/settings", "/new"):
+        page.goto(url + path)
+        no_sideways_scroll(page)
+        save(page, tmp_path, f"long-names-{path[1:]}-{view}.png")
+        if path == "/scores":
+            totals_in_view(page, len(LONG_NAMES))
+    call(port, "/api/game/finish", {})
+    for path in ("/", "/scores"):
+        page.goto(url + path)
+        page.wait_for_timeout(300)
+        no_sideways_scroll(page)
+        save(page, tmp_path, f"long-names-over{path.replace('/', '-')}-{view}.png")
+
+
+def options_cut_off(page, select: str) -> list:
+    """The options of ``select`` whose words are wider than the select shows (a select cannot wrap)."""
+    return page.evaluate("""(sel) => {
+        const s = document.querySelector(sel), style = getComputedStyle(s);
+        const g = document.createElement('canvas').getContext('2d');
+        g.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+        return [...s.options].filter((o) => g.measureText(o.text).width > room).map((o) => o.text);
+      }""", select)
+
+
+def test_the_rulebook_the_length_box_and_a_stopped_clock_read_well(browser, server, tmp_path, view):
+    url, port, live, _ = server
+    page = open_page(browser, url, view, "/settings")
+    assert options_cut_off(page, "#variant-form select[name=rules]") == []  # "...today's boxe"
+    about = page.locator("#variant-form [data-book-about]")
+    assert about.inner_text() == "Sabra: the rule leaflet in today's boxes"  # the book in full, under it
+    page.select_option("#variant-form select[name=rules]", "international")
+    assert about.inner_text() == "International: the Official Rummikub Book (1978)"
+    page.goto(url + "/new")
+    assert options_cut_off(page, "#new-game select[name=rules]") == []
+    assert page.locator("#new-game [data-book-about]").inner_text() == "Sabra rules, 30-point first meld"
+    # "As many rounds as players": the box beside its words, not centred in a 12em-wide box
+    box = page.locator("input[data-named-for=rounds]").bounding_box()
+    label = page.locator("label:has(input[data-named-for=rounds])").bounding_box()
+    assert box["width"] <= 26 and box["x"] - label["x"] <= 4, (box, label)
+    no_sideways_scroll(page)
+    save(page, tmp_path, f"new-game-{view}.png")
+    # a clock with no time to show is a plain dash, not "--:--" in big digits
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    call(port, "/api/game/finish", {})
+    page.goto(url + "/")
+    page.locator("#finished").wait_for()
+    assert page.locator("#clock").inner_text() == "—"
+    assert page.locator("#clock-caption").inner_text().lower() == "game over"
+
+
+def test_four_players_totals_all_show_on_a_phone_score_sheet(browser, server, tmp_path):
+    """The sheet was wider than a phone: the fourth column, the leader's, was cut off (scrolled away in its
+    box with nothing to say so)."""
+    url, port, live, _ = server
+    names = ["Ann", "Zoë O'Brien-Łukasiewicz the Third", "<b>Bo</b>", "Dan"]
+    call(port, "/api/game", {"players": names, "first": 3})
+    call(port, "/api/rummikub", {"count_checked": True})
+    call(port, "/api/tally/confirm", {"racks": {"Ann": "K2 K5 O8 J", "Zoë O'Brien-Łukasiewicz the Third": "K1 K2 R13 O5",
+                                                "<b>Bo</b>": "B3 B3 R7 R8"}})
+    page = open_page(browser, url, "phone", "/scores")
+    totals_in_view(page, 4)
+    no_sideways_scroll(page)
+    assert page.locator("#score-sheet thead th").nth(2).get_attribute("title") == names[1]  # in full on a long press
+    save(page, tmp_path, "scores-four-phone.png")

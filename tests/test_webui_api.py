@@ -105,7 +105,7 @@ def test_settings_page_speaks_the_players_words(client):
     shown = re.sub(r"<[^>]+>", " ", page)  # the text a player reads
     for raw in [n for n in OPTION_DOCS if "_" in n] + ["False", "True", "null", "None", "004_", ".md", ".txt"]:
         assert raw not in shown, raw
-    assert "Official Rummikub Book" in shown and "Points the first meld needs" in shown
+    assert "American (1978 book)" in shown and "Points the first meld needs" in shown
     res = client.post("/api/settings", json={"options": {"initial_meld": 50, "turn_time_limit": None,
                                                          "direction": "counterclockwise"}, "hint": True})
     assert res.status_code == 200 and res.get_json()["applies"] == "now"

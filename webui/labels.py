@@ -18,6 +18,21 @@ RULEBOOKS = {
     "house_50": "Sabra with a 50-point first meld (house rule)",
     "xp": "Sabra with the XP box (5-6 players)",
 }
+# the same books named short enough for a phone's select (the full words show under it: a select cannot wrap,
+# and "Sabra: the rule leaflet in today's boxes" was cut to "...today's boxe")
+RULEBOOK_SHORT = {
+    "sabra": "Sabra (today's leaflet)",
+    "american": "American (1978 book)",
+    "international": "International (1978 book)",
+    "israeli": "Israeli minus scoring",
+    "official_book": "Sabra (1978 book)",
+    "dutch_sabra": "Sabra, Dutch edition",
+    "pressman_1987": "Sabra, Pressman 1987",
+    "pressman_1980": "Sabra, Pressman 1980",
+    "lemada_2014": "Sabra, Lemada 2014",
+    "house_50": "Sabra, 50-point first meld",
+    "xp": "Sabra, XP box (5-6 players)",
+}
 # the table's own choices, not a book's: a rulebook picked on Settings or New game keeps them
 TABLE_CHOICES = ("turn_time_limit", "rounds", "target_score")
 

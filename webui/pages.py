@@ -12,7 +12,7 @@ from rules.game_state import Status
 from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS
 from rules.scoring import METHODS
 from webui.api import game_arg
-from webui.labels import RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
+from webui.labels import RULEBOOK_SHORT, RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
 from webui.shown_rules import demo_table, shown_rules
 from webui.views import rules_name, rules_words
 
@@ -23,7 +23,8 @@ def books() -> list[dict]:
     """The rulebooks to pick, each with the length it sets (Israeli: as many rounds as players; "" for
     none) and whether its scoring ranks the totals only at the end, so it takes no target score: the
     forms apply both to the length shown (forms.js) before anything is sent."""
-    return [{"name": v, "words": RULEBOOKS.get(v, v), "rounds": "" if o.rounds is None else o.rounds,
+    return [{"name": v, "words": RULEBOOKS.get(v, v), "short": RULEBOOK_SHORT.get(v, RULEBOOKS.get(v, v)),
+             "rounds": "" if o.rounds is None else o.rounds,
              "target": "" if o.target_score is None else o.target_score, "final": final_name(o.scoring)}
             for v, o in VARIANTS.items()]
 
@@ -98,7 +99,9 @@ def settings():
     # a finished game takes no more rules, nor does the demo's own: those set here are for the next game
     game = None if demo_table(c) else s.open_game
     shown = shown_rules(c)
-    return render_template("settings.html", fields=option_fields(shown), books=books(), rulebook=rulebook_of(shown),
+    rulebook = rulebook_of(shown)
+    return render_template("settings.html", fields=option_fields(shown), books=books(), rulebook=rulebook,
+                           about=RULEBOOKS.get(rulebook, "") if rulebook else "",
                            final={m: final_name(m) for m in METHODS if final_name(m)},
                            hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,

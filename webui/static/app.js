@@ -190,6 +190,8 @@ function fmt(seconds) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+const NO_TIME = "—";
+
 function drawClock() {
   const c = $("clock");
   const b = clockBase;
@@ -197,11 +199,12 @@ function drawClock() {
   c.classList.remove("warn", "danger", "idle");
   if (!b.running) {
     c.classList.add("idle");
-    if (b.finished) { c.textContent = "--:--"; caption.textContent = "game over"; }
-    else if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : "--:--"; caption.textContent = "waits for the start"; }
+    // a clock with no time to show reads a plain dash ("--:--" in the big digits looked like blocks)
+    if (b.finished) { c.textContent = NO_TIME; caption.textContent = "game over"; }
+    else if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : NO_TIME; caption.textContent = "waits for the start"; }
     else if (b.time_up) { c.textContent = fmt(0); caption.textContent = "time is up"; }
     else if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
-    else { c.textContent = "--:--"; caption.textContent = "clock stopped"; }
+    else { c.textContent = NO_TIME; caption.textContent = "clock stopped"; }
     return;
   }
   const elapsed = (performance.now() - b.at) / 1000;
@@ -241,6 +244,8 @@ function render(s) {
   $("who-label").textContent = finished ? "Game over" : "Now playing";
   $("current-player").textContent = !finished ? g.current || "—" :
     g.winner ? `${g.winner} wins` : scored ? "A tie" : "No winner";
+  // a long name (up to 40 characters) takes the clock's row on a tablet: the name goes above the clock
+  document.querySelector(".turnbar").classList.toggle("long-name", $("current-player").textContent.length > 16);
   // where the game stands in its agreed length: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"
   const length = g.length ? g.length.words : `hand ${g.hand}`;
   $("turn-info").textContent = g.status === "none" || !g.status ? "" : finished ?
