@@ -20,6 +20,7 @@ from rules.game_state import (
     RACK_SIZE, Action, CountDoubt, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step,
     Table, TimeUp, Turn, TurnRecord, Verdict, replace_seat, same_table, table_of, table_tiles, tiles_added,
 )
+from rules.names import clean_name, same_name_key
 from rules.options import RuleOptions
 from rules.problems import Problem
 from rules.tiles import RuleError, Tile, format_tiles
@@ -28,17 +29,25 @@ from rules.turns import validate_turn
 
 
 def check_players(names: list[str], options: RuleOptions) -> tuple[str, ...]:
-    """Names as given, each distinct and not blank; as many as the box allows."""
-    names = [str(n).strip() for n in names]
+    """Names cleaned (rules.names: invisible characters out, one encoding, single spaces), each distinct
+    letter case aside and not blank; as many as the box allows."""
+    typed = [str(n) for n in names]
+    names = [clean_name(n) for n in typed]
     low, high = options.box.players
     if not low <= len(names) <= high:
         extra = " (5-6 players need the XP tile set)" if len(names) in (5, 6) else ""
         raise GameError(f"{len(names)} player{'' if len(names) == 1 else 's'}: this tile set is for "
                         f"{low}-{high} players{extra}")
-    if any(not n for n in names):
-        raise GameError("every player needs a name")
-    if len({n.lower() for n in names}) != len(names):
-        raise GameError(f"player names must differ: {', '.join(names)}")
+    for i, (n, t) in enumerate(zip(names, typed), 1):
+        if not n:
+            hidden = " (it holds only characters that do not show, such as a zero-width space)" if t.strip() else ""
+            raise GameError(f"player {i} has no name{hidden}: every player needs a name")
+    seen: dict[str, int] = {}
+    for i, n in enumerate(names, 1):
+        first = seen.setdefault(same_name_key(n), i)
+        if first != i:
+            raise GameError(f"player names must differ: players {first} and {i} are both {n} "
+                            "(characters that do not show and letter case do not tell names apart)")
     return tuple(names)
 
 
@@ -564,7 +573,7 @@ def _out_of_time(game: Game, table: Table, now: float, verdict: Verdict) -> tupl
 def _unfinished(game: Game, table: Table, now: float, verdict: Verdict, took_trump: bool
                 ) -> tuple[Game, TurnRecord]:
     """Time is up on a turn that could not be completed: the table goes back to how the turn found it,
-    the player takes his tiles back (a trump taken goes back face up) and draws the penalty, which ends
+    the player takes back the tiles played (a trump taken goes back face up) and draws the penalty, which ends
     the turn; the next player's clock waits until the table is back."""
     if took_trump:
         game = undo_draw(game)
@@ -574,7 +583,8 @@ def _unfinished(game: Game, table: Table, now: float, verdict: Verdict, took_tru
     game = replace(game, seats=replace_seat(game.seats, seat_i, replace(me, penalties=me.penalties + penalty)))
     restore = Restore(player=me.name, table=game.turn.table_before, problems=verdict.problems, penalty=penalty)
     why = "with the trump taken, which may be taken only to win at once" if verdict.legal else "on an illegal table"
-    note = f"time is up {why}: put it back; {me.name} takes back his tiles and draws {penalty}"
+    back = "takes back the tiles played and draws" if verdict.placed else "draws"  # nothing played: none to take
+    note = f"time is up {why}: put it back; {me.name} {back} {penalty}"
     return _next_turn(game, table_of(table), now, Action.TIMEOUT, verdict, penalty, note=note, restore=restore)
 
 

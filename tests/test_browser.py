@@ -350,7 +350,7 @@ def test_settings_and_new_game_on_a_phone(browser, fake_server, tmp_path):
     page.goto(url + "/settings")
     assert page.evaluate("document.documentElement.scrollHeight") < 2200  # compact: the joker rules fold away
     text = page.locator("main").inner_text()
-    assert "one_high" not in text and "False" not in text and "Official Rummikub Book" in text
+    assert "one_high" not in text and "False" not in text and "American (1978 book)" in text
     page.fill("#opt-turn_time_limit", "90")
     page.click("text=Save rules")
     page.locator("#form-ok").wait_for()
@@ -614,7 +614,7 @@ def test_finish_the_game_on_a_phone(browser, server, tmp_path):
     assert rows == [["1", "Ann", "1", "+42"], ["2", "Ben", "0", "-12"], ["3", "Cid", "0", "-30"]]
     assert page.locator("#who-label").inner_text().lower() == "game over"
     assert page.locator("#current-player").inner_text() == "Ann wins"
-    assert page.locator("#clock").inner_text() == "--:--" and page.locator("#clock-caption").inner_text().lower() == "game over"
+    assert page.locator("#clock").inner_text() == "—" and page.locator("#clock-caption").inner_text().lower() == "game over"
     assert page.locator("#end-turn").is_hidden() and page.locator("#rummikub").is_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save(page, tmp_path, "phone-finished.png")
@@ -1279,8 +1279,12 @@ def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, 
     current_is(page, "Ann")
     banner = page.locator("#camera-banner")
     assert banner.is_visible() and "problem" not in banner.get_attribute("class")
-    assert banner.inner_text() == ("No camera sees the table (cannot open source '0': no such camera). The game goes "
-                                   "on without it: End turn asks what each turn did, and the racks are typed at the count.")
+    assert page.locator("#camera-text").inner_text() == (
+        "No camera sees the table: the camera could not be opened. The game goes on without it: End turn asks what "
+        "each turn did, and the racks are typed at the count.")
+    assert page.locator("#camera-why").is_hidden()  # the source's own words, folded away under "details"
+    page.click("#camera-details summary")
+    assert page.locator("#camera-why").inner_text() == "Cannot open source '0': no such camera."
     page.click("#end-turn")
     page.locator("#unseen").wait_for()
     page.click("#unseen [data-step='1']")

@@ -52,7 +52,7 @@ def finish(client) -> dict:
 
 
 def csv_of(client, query: str = "") -> list[list[str]]:
-    return list(csv.reader(io.StringIO(client.get("/api/scores.csv" + query).get_data(as_text=True))))
+    return list(csv.reader(io.StringIO(client.get("/api/scores.csv" + query).get_data().decode("utf-8-sig"))))
 
 
 def test_finishing_mid_hand_keeps_the_sheet_and_drops_the_hand_in_progress(app, client, clock):

@@ -217,7 +217,7 @@ def test_the_same_new_game_once_played_on_is_a_new_game(client):
 # --- 9 and 12: the score sheet of any game, and its CSV ------------------------------
 
 def csv_of(res) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(res.get_data(as_text=True))))
+    return list(csv.reader(io.StringIO(res.get_data().decode("utf-8-sig"))))
 
 
 def test_an_earlier_game_is_exported_never_another_games_sheet(client, live):

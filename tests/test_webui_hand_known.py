@@ -123,7 +123,7 @@ def test_the_hand_record_shows_the_win_its_type_the_doubling_and_the_final_disca
     assert client.get("/api/scores").get_json()["hands"][-1]["how"] == how
     page = client.get("/scores").get_data(as_text=True)
     assert how in page and "final discard J" in page
-    rows = list(csv.reader(io.StringIO(client.get("/api/scores.csv").get_data(as_text=True))))
+    rows = list(csv.reader(io.StringIO(client.get("/api/scores.csv").get_data().decode("utf-8-sig"))))
     assert rows[0][-1] == "How the hand ended" and rows[1][-1] == how
     log = client.get("/api/turns").get_json()
     assert (log[-1]["action"], log[-1]["discard"], log[-1]["legal"]) == ("rummikub", "J", None)

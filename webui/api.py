@@ -582,7 +582,8 @@ def scores():
 
 @bp.get("/scores.csv")
 def scores_csv():
-    """The score sheet as CSV (``?game=ID`` for an earlier game), the file named by game and date."""
+    """The score sheet as CSV (``?game=ID`` for an earlier game), the file named by game and date; UTF-8
+    with a byte-order mark, so a spreadsheet shows the names' letters as typed."""
     c = companion()
     game_id = game_arg()
     if game_id is None:
@@ -591,10 +592,11 @@ def scores_csv():
     if not rows:
         abort(404, "no game yet" if game_id is None else f"there is no game {game_id}")
     buf = io.StringIO()
+    buf.write("\ufeff")  # UTF-8's byte-order mark: without it Excel reads the file as ANSI, garbling "Zoë"
     csv.writer(buf).writerows(rows)
     started = c.session.store.started_at(game_id)
     day = time.strftime("%Y-%m-%d", time.localtime(started)) if started else "undated"
-    return Response(buf.getvalue(), mimetype="text/csv", headers={
+    return Response(buf.getvalue().encode("utf-8"), mimetype="text/csv", headers={
         "Content-Disposition": f"attachment; filename=rummikub-game-{game_id}-{day}.csv"})
 
 

@@ -22,7 +22,7 @@ from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.demo import DemoDriver, DemoScript
 from webui.session import GameSession
-from webui.views import Hints, csv_rows, game_json, preview_json, sets_json, sheet_view
+from webui.views import Hints, camera_notice, csv_rows, game_json, preview_json, sets_json, sheet_view
 
 
 # after turns no camera saw, how long the camera's table must hold still once it is back before it is
@@ -323,6 +323,7 @@ class Companion:
             "camera": {
                 "ok": ts.camera_ok, "error": ts.camera_error, "stable": ts.stable, "fps": round(ts.fps, 1),
                 "version": ts.version, "changed_at": ts.changed_at, "has_picture": self.picture(ts) is not None,
+                "notice": camera_notice(ts.camera_ok, ts.camera_error, isinstance(self.live, NoCamera)),
             },
             "table": format_table(table),
             "sets": sets,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rules.options import OPTION_DOCS, VARIANTS, RuleOptions
+from rules.problems import CODES
 
 RULEBOOKS = {
     "sabra": "Sabra: the rule leaflet in today's boxes",
@@ -16,6 +17,21 @@ RULEBOOKS = {
     "lemada_2014": "Sabra, Lemada's online rules (2014)",
     "house_50": "Sabra with a 50-point first meld (house rule)",
     "xp": "Sabra with the XP box (5-6 players)",
+}
+# the same books named short enough for a phone's select (the full words show under it: a select cannot wrap,
+# and "Sabra: the rule leaflet in today's boxes" was cut to "...today's boxe")
+RULEBOOK_SHORT = {
+    "sabra": "Sabra (today's leaflet)",
+    "american": "American (1978 book)",
+    "international": "International (1978 book)",
+    "israeli": "Israeli minus scoring",
+    "official_book": "Sabra (1978 book)",
+    "dutch_sabra": "Sabra, Dutch edition",
+    "pressman_1987": "Sabra, Pressman 1987",
+    "pressman_1980": "Sabra, Pressman 1980",
+    "lemada_2014": "Sabra, Lemada 2014",
+    "house_50": "Sabra, 50-point first meld",
+    "xp": "Sabra, XP box (5-6 players)",
 }
 # the table's own choices, not a book's: a rulebook picked on Settings or New game keeps them
 TABLE_CHOICES = ("turn_time_limit", "rounds", "target_score")
@@ -66,6 +82,32 @@ WORDS: dict[str, tuple[str, dict]] = {
 }
 MAIN = ("game", "manipulation", "initial_meld", "turn_time_limit", "direction", "tile_set", "scoring", "rounds",
         "target_score")
+
+
+# a turn's fault (rules.problems' turn codes) when every set is valid, as what the turn is refused for
+FAULTS = {
+    "tile_taken_back": "tiles taken back from the table",
+    "joker_taken_back": "a joker taken off the table",
+    "not_on_rack": "tiles that were not on the player's rack",
+    "nothing_played": "no tile played from the rack",
+    "last_tile_melded": "leaving no tile to discard",
+    "manipulation_not_allowed": "table sets rearranged where only adding to them is allowed",
+    "joker_before_initial_meld": "a joker taken before the first meld",
+    "joker_not_replaced": "a joker moved without its tile put in its place",
+    "joker_group_needs_both_colours": "a group's joker freed without both missing colours",
+    "joker_set_rearranged": "a set holding a joker rearranged",
+    "freed_joker_in_old_set": "a freed joker put into a set already on the table",
+    "freed_joker_needs_rack_tiles": "a freed joker played without two rack tiles",
+    "freed_joker_not_own_set": "a freed joker not first laid in a set of rack tiles",
+    "initial_meld_uses_table": "a first meld that uses the table's sets",
+    "initial_meld_too_low": "a first meld short of its points",
+    "box_exceeded": "more copies of a tile than the box holds",
+}
+
+
+def fault_words(code: str) -> str:
+    """What a turn is refused for, in a phrase ("a first meld short of its points")."""
+    return FAULTS.get(code) or CODES.get(code, code)
 
 
 def option_fields(options: RuleOptions) -> list[dict]:

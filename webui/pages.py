@@ -12,7 +12,8 @@ from rules.game_state import Status
 from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS
 from rules.scoring import METHODS
 from webui.api import game_arg
-from webui.labels import RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
+from webui.labels import RULEBOOK_SHORT, RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
+from webui.shown_rules import demo_table, shown_rules
 from webui.views import rules_name, rules_words
 
 bp = Blueprint("pages", __name__)
@@ -22,7 +23,8 @@ def books() -> list[dict]:
     """The rulebooks to pick, each with the length it sets (Israeli: as many rounds as players; "" for
     none) and whether its scoring ranks the totals only at the end, so it takes no target score: the
     forms apply both to the length shown (forms.js) before anything is sent."""
-    return [{"name": v, "words": RULEBOOKS.get(v, v), "rounds": "" if o.rounds is None else o.rounds,
+    return [{"name": v, "words": RULEBOOKS.get(v, v), "short": RULEBOOK_SHORT.get(v, RULEBOOKS.get(v, v)),
+             "rounds": "" if o.rounds is None else o.rounds,
              "target": "" if o.target_score is None else o.target_score, "final": final_name(o.scoring)}
             for v, o in VARIANTS.items()]
 
@@ -66,9 +68,10 @@ def new_game():
     c = companion()
     s = c.session
     names = list(s.game.names) if s.game else c.demo_players
-    # the table's own choices, filled in from Settings: a rulebook picked on the form keeps them; the
-    # "As set on Settings" line leaves the clock to its own field, which the players may change here
-    fields = [f for f in option_fields(s.options) if f["name"] in TABLE_CHOICES]
+    # the table's own choices (clock, length), filled in as Settings shows them: the game in play's, which a
+    # rulebook picked on the form keeps; the "As set on Settings" line names the rules saved for new games
+    # and leaves the clock to its own field, which the players may change here
+    fields = [f for f in option_fields(shown_rules(c)) if f["name"] in TABLE_CHOICES]
     return render_template("new.html", books=books(), final=final_name(s.options.scoring),
                            current=rules_words(s.options, clock=False), players=names, games=s.games(),
                            fields=fields, replaces=replaces_words(c))
@@ -87,12 +90,6 @@ def replaces_words(c) -> str | None:
             "resume it from Earlier games on this page.")
 
 
-def demo_table(c) -> bool:
-    """The recorded demo plays its own game: nobody's, so the forms treat the table as free."""
-    demo = c.demo
-    return demo is not None and demo.driving and demo.owns_table()
-
-
 @bp.get("/settings")
 def settings():
     """The rules a save changes: the game's in play (a resumed game's own, not those saved for new games
@@ -101,8 +98,10 @@ def settings():
     s = c.session
     # a finished game takes no more rules, nor does the demo's own: those set here are for the next game
     game = None if demo_table(c) else s.open_game
-    shown = s.settings_rules if game is not None else s.options
-    return render_template("settings.html", fields=option_fields(shown), books=books(), rulebook=rulebook_of(shown),
+    shown = shown_rules(c)
+    rulebook = rulebook_of(shown)
+    return render_template("settings.html", fields=option_fields(shown), books=books(), rulebook=rulebook,
+                           about=RULEBOOKS.get(rulebook, "") if rulebook else "",
                            final={m: final_name(m) for m in METHODS if final_name(m)},
                            hint=s.hint_enabled, in_game=game is not None,
                            pending=rules_words(game.pending) if game and game.pending else None,

@@ -6,12 +6,13 @@ the players' words for a game's phase, the sets on the table with their marks.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from typing import Iterable
 
 from rules.game_length import LENGTH, standing
 from rules.game_state import Action, Game, LastTurn, Status, Step, Verdict
-from rules.options import SCORING_NAMES, RuleOptions, variant_name
+from rules.options import OPTION_DOCS, SCORING_NAMES, RuleOptions, variant_name
 from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
@@ -22,7 +23,7 @@ from rules.game_tally import laid_out, score_sheet
 from rules.game_win import dealt_hand, first_turn, melded_before, original_hand, trump_holders, win_entered
 from rules.tiles import format_table, format_tiles
 from vision.live import GROUP_KINDS, SET_STATUS, TableState
-from webui.labels import changes
+from webui.labels import changes, fault_words
 
 def problem_groups(problems: Iterable[Problem]) -> list[dict]:
     """One line per kind of problem (its code): ``{"code", "kind", "items"}`` in the order first seen.
@@ -55,7 +56,20 @@ def verdict_json(v: Verdict | None, player: str | None = None) -> dict | None:
         return None
     return {"legal": v.legal, "changed": v.changed, "placed": [t.code for t in v.placed],
             "problems": [p.message for p in v.problems], "groups": problem_groups(v.problems),
-            "word": "LEGAL" if v.legal else "NOT LEGAL", "player": player}
+            "word": "LEGAL" if v.legal else "NOT LEGAL", "player": player, "sets_fine": sets_fine(v)}
+
+
+def sets_fine(v: Verdict) -> str | None:
+    """A refusal with every set valid, in a line: laying the same tiles out again cannot help, so the page
+    says what is wrong instead of offering a layout (the table just refused, shown back as "legal")."""
+    if v.legal or not v.problems or any(p.code == "invalid_set" for p in v.problems):
+        return None
+    faults = list(dict.fromkeys(fault_words(p.code) for p in v.problems))
+    return f"The sets are all valid: the turn is refused for {and_list(faults)}, not for how the tiles are laid out."
+
+
+def and_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 HANGS_ON_SETS = {"invalid_set", "initial_meld_too_low"}  # problems an unsure set alone can cause
@@ -85,6 +99,36 @@ def preview_json(v: Verdict, player: str, sets: list[dict]) -> dict:
     rest = [g for g in out["groups"] if g["code"] != "invalid_set"]
     return {**out, "word": "UNSURE", "unsure": True,
             "groups": [{"code": "unsure_set", "kind": kind, "items": items}] + rest}
+
+
+GOES_ON = "The game goes on without it: End turn asks what each turn did, and the racks are typed at the count."
+RETRYING = re.compile(r"[;,]?\s*retrying in [\d.]+ ?s\b")
+
+
+def camera_notice(ok: bool, error: str | None, took_over: bool = False) -> dict | None:
+    """The camera banner in players' words (``text``), the source's own reason (a file path, the image
+    types a folder may hold) folded away in ``details``; None while the camera works.  ``took_over``: a
+    person took over the recorded demo, and this server has no camera since.  The reason's "retrying in
+    2.0 s" is dropped: the page shows it once and it never counts down."""
+    if ok:
+        return None
+    if took_over:
+        return {"text": "No camera: the recorded demo game stopped when you took over, and this companion has "
+                        "no camera of its own. The game goes on without one: End turn asks what each turn did, "
+                        "and the racks are typed at the count.",
+                "details": "It was started without a camera. To have one watch your table, start it again "
+                           "with the camera named: rummikub-companion serve --source 0 (the first webcam)."}
+    reason = RETRYING.sub("", error or "").strip().rstrip(".")
+    if RETRYING.search(error or ""):
+        head = ("The camera has stopped sending pictures. The companion keeps trying it, and this notice "
+                "goes by itself once pictures come again.")
+    elif reason.startswith("cannot open"):
+        head = "No camera sees the table: the camera could not be opened."
+    elif reason.endswith("has ended"):
+        head = "No camera sees the table: the video it was showing has ended."
+    else:
+        head = "No camera sees the table."
+    return {"text": f"{head} {GOES_ON}", "details": f"{_capital(reason)}." if reason else None}
 
 
 PHASES = {Step.PLAY: "play or draw", Step.DRAW: "draw a tile", Step.MELD: "meld, then discard"}
@@ -186,6 +230,9 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
             "player": game.restore.player, "penalty": game.restore.penalty,
             # a legal table goes back too when the trump was taken and the turn did not win in time
             "table_legal": not game.restore.problems,
+            # the tiles the turn had played, which go back to the rack (none: the player only draws)
+            "placed": [x.code for x in last.verdict.placed] if last and last.verdict
+            and last.player == game.restore.player else [],
             "sets": [[x.code for x in s] for s in game.restore.table], "has_picture": snapshot},
         "tally": None if tally is None else {
             "winner": tally.winner, "pool_empty": tally.pool_empty,
@@ -207,9 +254,20 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "winner": score_sheet(game).overall_winner if game.status is Status.FINISHED else None,
         "pending": None if game.pending is None else rules_words(game.pending),
         "rules": rules_words(game.options),  # the rules in words, for the hand waiting for its start
+        "rules_changed": rules_changed(game),
         "hint": hint,
         "storage_error": storage_error,
     }
+
+
+def rules_changed(game: Game) -> bool:
+    """While the next hand waits for its start: its rules differ from those the scored hand played (new
+    ones saved for it, on Settings or waiting from mid-hand), the length aside (it counts at once).  The
+    header names the hand's rules only then: said at every deal, the same line read as news."""
+    if game.status is not Status.DEALING or game.undo is None:
+        return False
+    before = game.undo.options
+    return any(getattr(before, n) != getattr(game.options, n) for n in OPTION_DOCS if n not in LENGTH)
 
 
 def undo_turn_json(game: Game) -> dict | None:
@@ -483,8 +541,12 @@ class Hints:
 
     def suggestion(self, game: Game | None, table) -> list[list[str]] | None:
         """After a refused turn: a legal arrangement of the tiles now on the table, if one exists.  Made of
-        the table's tiles alone (never the typed rack), so every phone may see it."""
+        the table's tiles alone (never the typed rack), so every phone may see it.  None when every set is
+        valid already: the fault is not the layout (a first meld too low, tiles not on the rack), and the
+        "layout" would be the very table just refused (the verdict's ``sets_fine`` says so)."""
         if game is None or game.status is not Status.PLAYING or game.turn.attempt is None:
+            return None
+        if all(analyse_set(list(s), game.options).valid for s in table):
             return None
         key = ("arrange", game.options, tuple(table), game.turn.table_before)
         if key not in self._cache:

@@ -211,6 +211,8 @@ function fmt(seconds) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+const NO_TIME = "—";
+
 function drawClock() {
   const c = $("clock");
   const b = clockBase;
@@ -218,11 +220,12 @@ function drawClock() {
   c.classList.remove("warn", "danger", "idle");
   if (!b.running) {
     c.classList.add("idle");
-    if (b.finished) { c.textContent = "--:--"; caption.textContent = "game over"; }
-    else if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : "--:--"; caption.textContent = "waits for the start"; }
+    // a clock with no time to show reads a plain dash ("--:--" in the big digits looked like blocks)
+    if (b.finished) { c.textContent = NO_TIME; caption.textContent = "game over"; }
+    else if (b.dealing) { c.textContent = b.remaining != null ? fmt(b.remaining) : NO_TIME; caption.textContent = "waits for the start"; }
     else if (b.time_up) { c.textContent = fmt(0); caption.textContent = "time is up"; }
     else if (b.paused && b.remaining != null) { c.textContent = fmt(b.remaining); caption.textContent = "paused"; }
-    else { c.textContent = "--:--"; caption.textContent = "clock stopped"; }
+    else { c.textContent = NO_TIME; caption.textContent = "clock stopped"; }
     return;
   }
   const elapsed = (performance.now() - b.at) / 1000;
@@ -262,13 +265,15 @@ function render(s) {
   $("who-label").textContent = finished ? "Game over" : "Now playing";
   $("current-player").textContent = !finished ? g.current || "—" :
     g.winner ? `${g.winner} wins` : scored ? "A tie" : "No winner";
+  // a long name (up to 40 characters) takes the clock's row on a tablet: the name goes above the clock
+  document.querySelector(".turnbar").classList.toggle("long-name", $("current-player").textContent.length > 16);
   // where the game stands in its agreed length: "round 2 of 4 · hand 1 of 2", "hand 5 · first to 200"
   const length = g.length ? g.length.words : `hand ${g.hand}`;
   $("turn-info").textContent = g.status === "none" || !g.status ? "" : finished ?
     `${g.game_name} · finished after ${scored} hand${scored === 1 ? "" : "s"}` + (length ? ` · ${length}` : "") :
     `${g.game_name} · ${length} · turn ${g.turn.number}` +
     (g.turn.phase !== "play" ? ` · ${g.turn.phase_words}` : "") + (g.trump ? ` · trump ${g.trump}` : "") +
-    (g.pending ? ` · next hand: ${g.pending}` : "") + (g.status === "dealing" ? ` · this hand: ${g.rules}` : "");
+    (g.pending ? ` · next hand: ${g.pending}` : "") + (g.rules_changed ? ` · this hand: ${g.rules}` : "");  // only when not as the last hand
   $("storage-banner").hidden = !g.storage_error;
   $("storage-banner").textContent = g.storage_error || "";
   renderDemo(s.demo);
@@ -282,13 +287,19 @@ function render(s) {
 
   // camera
   const cam = s.camera;
-  // no camera is a way to play, not a fault: said as a notice, with what the game does instead
-  $("camera-banner").hidden = cam.ok;
-  $("camera-banner").textContent = cam.ok ? "" : `No camera sees the table (${cam.error || "no picture"}). ` +
-    "The game goes on without it: End turn asks what each turn did, and the racks are typed at the count.";
+  // no camera is a way to play, not a fault: said as a notice in players' words, with what the game does
+  // instead; the source's own reason (a path, a file type) folds away under "details"
+  const notice = cam.ok ? null : cam.notice;
+  $("camera-banner").hidden = !notice;
+  $("camera-text").textContent = notice ? notice.text : "";
+  $("camera-details").hidden = !(notice && notice.details);
+  $("camera-why").textContent = notice && notice.details ? notice.details : "";
   $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
   $("camera-status").className = "pill " + (cam.ok && cam.stable ? "ok" : "warn");
-  if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
+  // the picture draws the racks laid out for a count as racks: its address changes with the count too, or
+  // a phone keeps the count's picture after the hand is scored while the table stays as it was
+  const drawn = `${cam.version}${g.status === "tally" ? ".count" : ""}`;
+  if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(drawn)}`;
   $("camera").hidden = !cam.has_picture;
   $("no-picture").hidden = cam.has_picture;
   $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
@@ -451,7 +462,11 @@ function renderVerdict(s) {
   else if (v.legal && v.placed.length) who += `: ${v.placed.join(" ")} placed`;
   $("verdict-who").textContent = who;
   $("verdict-groups").replaceChildren(...(v.legal ? [] : (v.groups || []).map(groupEl)));
-  const sug = s.suggestion;
+  // a refusal with every set valid: no layout helps (it would be the table just refused), so say what is wrong
+  const fine = attempt && !v.legal ? v.sets_fine : null;
+  $("sets-fine").hidden = !fine;
+  $("sets-fine").textContent = fine || "";
+  const sug = fine ? null : s.suggestion;
   $("suggestion").hidden = !sug;
   if (sug) $("suggestion-sets").replaceChildren(...sug.map(setEl));
 }
@@ -496,11 +511,13 @@ function renderRestore(g) {
   $("restore").hidden = !r;
   if (!r) return;
   const empty = !r.sets.length;
+  // the tiles played go back to the rack; a turn that played none (it only moved table tiles) just draws
+  const back = r.placed && r.placed.length === 0 ? `draws ${r.penalty}` : `takes back the tiles played and draws ${r.penalty}`;
   $("restore-text").textContent =
     (r.table_legal
       ? `${r.player} ran out of time holding the trump, which may be taken only to win at once: it goes back ` +
-        `face up, and ${r.player} takes back the tiles played and draws ${r.penalty}. `
-      : `${r.player} ran out of time with the table not legal, takes back the tiles played and draws ${r.penalty}. `) +
+        `face up, and ${r.player} ${back}. `
+      : `${r.player} ran out of time with the table not legal: ${r.player} ${back}. `) +
     (empty ? "The table was empty when the turn began: every tile on it goes back to the racks."
            : "Lay the table out as it was:");
   const img = $("snapshot-img");
@@ -1129,9 +1146,9 @@ async function press(action, target) {
   switch (action) {
     case "end":
       if (noCamera(state) && g.status === "playing") { openUnseen(g); return null; }  // what did the turn do?
-      return post("/api/turn/end", { ...discardPayload(), ...turn });
+      return discarding(post("/api/turn/end", { ...discardPayload(), ...turn }));
     case "unseen-drew": {  // Sabra: drew a tile; American, International: only the discard
-      const r = await post("/api/turn/end", { ...discardPayload(), ...turn });
+      const r = await discarding(post("/api/turn/end", { ...discardPayload(), ...turn }));
       if (r) closeUnseen();
       return r;
     }
@@ -1141,17 +1158,18 @@ async function press(action, target) {
       if (tiles) payload.tiles = tiles;
       const discard = $("discard").value.trim();
       if (discard) payload.discard = discard;
-      const r = await post("/api/turn/unseen", payload);
-      if (r) { $("discard").value = ""; closeUnseen(); }
+      const r = await discarding(post("/api/turn/unseen", payload));
+      if (r) closeUnseen();
       return r;
     }
     case "unseen-back": closeUnseen(); return null;
-    case "pass": return post("/api/pass", { ...discardPayload(), ...turn });
+    case "pass": return discarding(post("/api/pass", { ...discardPayload(), ...turn }));
     case "draw": return post("/api/turn/draw", { source: target.dataset.source, ...turn });
     case "undo-draw": return post("/api/turn/draw/undo", { ...turn });
     // American and International: the winner's final discard, typed in the discard box
-    case "rummikub": return post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong);
-    case "pool-empty": return post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn }, countWrong);
+    case "rummikub": return discarding(post("/api/rummikub", { ...discardPayload(), ...turn }, countWrong));
+    case "pool-empty":
+      return discarding(post("/api/rummikub", { pool_empty: true, ...discardPayload(), ...turn }, countWrong));
     case "read-rack": {
       $("tally-error").hidden = true;
       const r = await post("/api/tally/read", { player: target.dataset.player, ...turn });
@@ -1252,8 +1270,16 @@ function andList(items) {
 
 function discardPayload() {
   const d = $("discard").value.trim();
-  $("discard").value = "";
   return d ? { discard: d } : {};
+}
+
+// the discard typed goes with the press, and is cleared only once the press is taken: after a refusal
+// ("Ann has no tile left to discard", an illegal table) the player fixes the table, not the discard
+// (an End turn the rules refuse answers 200 with its verdict, NOT LEGAL)
+async function discarding(press) {
+  const r = await press;
+  if (r && !(r.verdict && r.verdict.legal === false)) $("discard").value = "";
+  return r;
 }
 
 document.addEventListener("click", (e) => {

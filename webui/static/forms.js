@@ -183,12 +183,27 @@ function showSaved(saved) {
   }
   form.elements.target_score.disabled = false;
   noTarget(form, scoringFinal(form));
-  document.querySelector("#variant-form select[name=rules]").value = saved.rulebook || "";
+  const book = document.querySelector("#variant-form select[name=rules]");
+  book.value = saved.rulebook || "";
+  aboutBook(book);
   if (form.elements.hint) form.elements.hint.checked = saved.hint;
   const pending = document.getElementById("pending");
   pending.hidden = !saved.pending;
   pending.textContent = saved.pending ? `From the next hand: ${saved.pending}.` : "";
 }
+
+// a rulebook select names each book short (a select cannot wrap on a phone): the full name shows under it
+function aboutBook(select) {
+  const line = select.closest("label").querySelector("[data-book-about]");
+  if (!line) return;
+  const picked = select.selectedOptions[0];
+  line.textContent = (picked && picked.dataset.about) || "";
+  line.hidden = !line.textContent;
+}
+document.querySelectorAll("select[name=rules]").forEach((select) => {
+  select.addEventListener("change", () => aboutBook(select));
+  aboutBook(select);
+});
 
 // a number option's named value ticked: the number box beside it is not what is sent, so it is greyed
 document.querySelectorAll("input[data-named-for]").forEach((box) => box.addEventListener("change", () => {
