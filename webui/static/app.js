@@ -210,8 +210,10 @@ function drawClock() {
     caption.textContent = "turn time (no limit)";
     return;
   }
-  caption.textContent = `left of ${fmt(b.limit)}`;
   const left = b.remaining - elapsed;
+  // a time-out that falls due before the camera has read the table waits for it (a start, a restart)
+  caption.textContent = left <= 0 && b.reading ? "time is up: judged once the camera has read the table" :
+    `left of ${fmt(b.limit)}`;
   c.textContent = fmt(left);
   const warnAt = Math.max(10, Math.round(b.limit * 0.25));
   if (left <= 5) c.classList.add("danger");
@@ -252,7 +254,8 @@ function render(s) {
   $("storage-banner").textContent = g.storage_error || "";
   renderDemo(s.demo);
 
-  clockBase = { ...s.clock, at: performance.now(), dealing: g.status === "dealing", finished };
+  clockBase = { ...s.clock, at: performance.now(), dealing: g.status === "dealing", finished,
+                reading: !!(s.camera && s.camera.ok && s.camera.read === false) };
   if (!s.clock.running || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
   drawClock();
 
@@ -265,15 +268,19 @@ function render(s) {
   $("camera-banner").hidden = cam.ok;
   $("camera-banner").textContent = cam.ok ? "" : `No camera sees the table (${cam.error || "no picture"}). ` +
     "The game goes on without it: End turn asks what each turn did, and the racks are typed at the count.";
-  $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
-  $("camera-status").className = "pill " + (cam.ok && cam.stable ? "ok" : "warn");
+  // just after a start the camera has not read the table yet: it is unknown, not empty, and nothing is judged
+  const reading = cam.ok && cam.read === false;
+  $("camera-status").textContent = !cam.ok ? "no camera" : reading ? "reading the table…" :
+    cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…";
+  $("camera-status").className = "pill " + (cam.ok && cam.stable && !reading ? "ok" : "warn");
   if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
   $("camera").hidden = !cam.has_picture;
   $("no-picture").hidden = cam.has_picture;
   $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
 
   // sets
-  const empty = cam.ok ? "No tiles on the table yet." : "No camera sees the table: its tiles are not shown here.";
+  const empty = reading ? "The camera has not read the table yet: nothing on it is judged until it has." :
+    cam.ok ? "No tiles on the table yet." : "No camera sees the table: its tiles are not shown here.";
   $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: empty })]));
   const count = (st) => s.sets.filter((x) => setStatus(x) === st).length;
   const bad = count("invalid"), unsure = count("unsure"), onTable = s.sets.length - count("rack");
