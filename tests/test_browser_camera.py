@@ -44,3 +44,30 @@ def test_after_a_restart_the_page_waits_for_the_camera_to_read_the_table(browser
         page.wait_for_function("document.querySelectorAll('#sets .set').length === 1")
         assert text(page, "#camera-status").startswith("steady")
         assert page.locator("#verdict").is_hidden()  # Ben has placed nothing: Ann's meld is not his
+
+
+def test_a_camera_gone_out_is_shown_at_once_with_no_set_and_its_last_picture_dimmed(browser, tmp_path):
+    for url, port, live, clock in served(tmp_path, FakeLive("R10 R11 R12 | B4 B5")):
+        call(port, "/api/game", {"players": ["Ann", "Ben"]})
+        page = phone(browser, url)
+        page.wait_for_function("document.querySelectorAll('#sets .set').length === 2")
+        assert text(page, "#camera-status") == "steady · 12.5 fps" and text(page, "#table-status") == "1 invalid"
+        page.wait_for_timeout(1500)  # an idle page: nothing else changes from here
+        live.camera_ok, live.camera_error = False, "camera 0 stopped sending frames"
+        page.locator("#camera-banner").wait_for(timeout=1500)  # pushed at once, not with the next change
+        assert "camera 0 stopped sending frames" in text(page, "#camera-banner")
+        assert text(page, "#camera-status") == "no camera"
+        assert page.locator("#sets .set").count() == 0 and page.locator("#table-status").is_hidden()
+        assert "No camera sees the table" in text(page, "#sets")
+        assert "stale" in page.get_attribute("#camera", "class")
+        note = text(page, "#picture-note")
+        assert note.startswith("The last picture from the camera, taken at ") and note.endswith(
+            "no camera sees the table now.")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        save(page, tmp_path, "phone-camera-out.png")
+        live.camera_ok, live.camera_error = True, None
+        live.fps = 0.0  # counted as working, but nothing processed lately
+        page.locator("#camera-banner").wait_for(state="hidden", timeout=1500)
+        page.wait_for_function("document.querySelectorAll('#sets .set').length === 2")
+        assert page.locator("#picture-note").is_hidden() and "stale" not in page.get_attribute("#camera", "class")
+        assert text(page, "#camera-status") == "steady · no new picture lately"

@@ -32,6 +32,7 @@ class FakeLive:
         self.tables = []
         self.stable = True
         self.read = True  # False: the camera has not given its first steady reading (just started)
+        self.fps = 12.5
         self.picture = jpeg()
         self.set_table(table, **marks)
 
@@ -92,7 +93,7 @@ class FakeLive:
                 past_edge=[k in self.past_edge for k in range(len(tables))],
                 version=self.version, stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
                 annotated_jpeg=self.picture if self.read else None, frame_jpeg=self.picture,
-                changed_at=self.changed_at, fps=12.5, read=self.camera_ok and self.read, picture_at=self.picture_at,
+                changed_at=self.changed_at, fps=self.fps, read=self.camera_ok and self.read, picture_at=self.picture_at,
             )
 
     def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:

@@ -144,6 +144,10 @@ class Companion:
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
         self.demo: DemoDriver | None = None  # plays the recorded players' presses until a person acts
         self._still: tuple | None = None  # ((table version, turn id), since when) while the camera sees it still
+        # the camera's state as last shown (works, has read the table, what is wrong) and how often it changed
+        self._camera: tuple | None = None
+        self._camera_changes = 0
+        self._camera_lock = threading.Lock()
         self.follow_rules()
 
     def follow_rules(self) -> None:
@@ -316,8 +320,19 @@ class Companion:
                     "groups": [{"kind": str(exc), "items": []}], "word": "NOT LEGAL", "player": g.current.name}
 
     def version(self, ts: TableState | None = None) -> str:
+        """``TABLE.GAME.CAMERA``: the counts of the stable table's changes, the game's and the camera's
+        state's (out, back, its first reading, what is wrong), so that the event stream pushes each at
+        once: a camera gone out bumps neither of the others, and an idle page kept saying "steady"."""
         ts = ts if ts is not None else self.table_state()
-        return f"{ts.version}.{self.session.version}"
+        return f"{ts.version}.{self.session.version}.{self._camera_count(ts)}"
+
+    def _camera_count(self, ts: TableState) -> int:
+        key = (ts.camera_ok, ts.read, ts.camera_error)
+        with self._camera_lock:
+            if key != self._camera:
+                self._camera = key
+                self._camera_changes += 1
+            return self._camera_changes
 
     def game_of(self, game_id: int | None = None) -> tuple[int | None, Game | None]:
         """The game on the table (``game_id`` None or its id), or an earlier one from the database;

@@ -225,12 +225,12 @@ function drawClock() {
 
 // ---------- render ----------
 // A state can arrive late (an event stream message sent before a button's reply):
-// one older than the page's, in either the table's or the game's count, is dropped.
+// one older than the page's, in the table's, the game's or the camera's count, is dropped.
 function isStale(s) {
   if (!state || !s.version || !state.version || s.server !== state.server) return false;
-  const [table, game] = s.version.split(".").map(Number);
-  const [shownTable, shownGame] = state.version.split(".").map(Number);
-  return table < shownTable || game < shownGame;
+  const [table, game, camera = 0] = s.version.split(".").map(Number);
+  const [shownTable, shownGame, shownCamera = 0] = state.version.split(".").map(Number);
+  return table < shownTable || game < shownGame || camera < shownCamera;
 }
 
 function render(s) {
@@ -271,10 +271,17 @@ function render(s) {
   // just after a start the camera has not read the table yet: it is unknown, not empty, and nothing is judged
   const reading = cam.ok && cam.read === false;
   $("camera-status").textContent = !cam.ok ? "no camera" : reading ? "reading the table…" :
-    cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…";
+    !cam.stable ? "hands over the table…" : `steady · ${rate(cam.fps)}`;
   $("camera-status").className = "pill " + (cam.ok && cam.stable && !reading ? "ok" : "warn");
-  if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(cam.version)}`;
+  // once the camera is out its last picture may stay, dimmed and said to be the last, with its time
+  const last = !cam.ok && cam.has_picture;
+  if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(`${cam.version}.${cam.read ? 1 : 0}`)}`;
   $("camera").hidden = !cam.has_picture;
+  $("camera").classList.toggle("stale", last);
+  $("camera").alt = last ? "the camera's last picture" : "annotated camera view";
+  $("picture-note").hidden = !last;
+  $("picture-note").textContent = last ? `The last picture from the camera${clockTime(cam.picture_at)}: ` +
+    "no camera sees the table now." : "";
   $("no-picture").hidden = cam.has_picture;
   $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
 
@@ -298,6 +305,17 @@ function render(s) {
   renderFinished(s);
   renderPlayers(s);
   renderHint(s);
+}
+
+// how often the camera's pictures are processed, in words: "0 fps" would read as broken, and a camera
+// still counted as working that has sent nothing for 2 s is just that
+function rate(fps) {
+  return fps >= 1 ? `${fps} fps` : fps > 0 ? "under 1 picture a second" : "no new picture lately";
+}
+
+// ", taken at 20:31:05" from a time.time() value (nothing when unknown)
+function clockTime(at) {
+  return at ? `, taken at ${new Date(at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}` : "";
 }
 
 // which buttons work now (and none while a press is being answered).  While the next hand waits
