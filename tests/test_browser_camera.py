@@ -71,3 +71,37 @@ def test_a_camera_gone_out_is_shown_at_once_with_no_set_and_its_last_picture_dim
         page.wait_for_function("document.querySelectorAll('#sets .set').length === 2")
         assert page.locator("#picture-note").is_hidden() and "stale" not in page.get_attribute("#camera", "class")
         assert text(page, "#camera-status") == "steady · no new picture lately"
+
+
+def test_a_table_found_that_disagrees_is_asked_about_on_a_phone(browser, tmp_path):
+    for url, port, live, clock in served(tmp_path, FakeLive("")):
+        call(port, "/api/game", {"players": ["Ann", "Ben"]})
+        live.camera_ok, live.camera_error = False, "camera 0 stopped sending frames"
+        page = phone(browser, url)
+        page.locator("#camera-banner").wait_for()
+        page.click("#end-turn")
+        page.locator("#unseen").wait_for()
+        page.click("#unseen [data-step='1']")
+        page.click("#unseen [data-step='1']")
+        page.click("#unseen-played")  # "Played tiles: 3"
+        current_is(page, "Ben")
+        live.set_table("R10 R11 R12 | K5 K6 K7 K8 | O1 O2 O3 O4 O5 O6 O7 O8 O9 O10")  # 17 tiles
+        live.camera_ok, live.camera_error = True, None
+        page.wait_for_function("document.getElementById('table-found-text').textContent.includes('once the table "
+                               "holds still')")
+        page.wait_for_timeout(600)  # the ticker sees the table hold still from now
+        clock.advance(3.0)
+        page.locator("#take-found").wait_for()
+        words = text(page, "#table-found-text")
+        assert words.startswith("The camera is back and sees 17 tiles beyond the table the game knew, but the "
+                                "players said 3 tiles were placed while no camera saw")
+        assert "Take the table it sees as where Ben's turn started?" in words
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        box = page.locator("#take-found").bounding_box()
+        assert box["x"] + box["width"] <= 390
+        save(page, tmp_path, "phone-found-asks.png")
+        page.click("#take-found")
+        page.wait_for_function("document.getElementById('table-found-text').textContent.includes("
+                               "'the table it found is taken as where Ben')")
+        assert page.locator("#take-found").is_hidden()
+        assert [t["action"] for t in call(port, "/api/turns")] == ["unchecked", "table_found"]

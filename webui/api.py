@@ -165,6 +165,17 @@ def end_turn_unseen():
     return jsonify(state=c.state_json())
 
 
+@bp.post("/turn/found")
+def take_found():
+    """The camera is back after turns it did not see, and the table it sees disagrees with the game's record
+    (``found_check`` in the state): ``{"turn": "1.1.4", "camera": 12}`` takes it anyway as where the turn on
+    started (``camera``: the ``found_check.camera`` asked about; a table changed since is a 409)."""
+    data = body()
+    c = companion()
+    c.take_found(turn=field(data, "turn", str), camera=field(data, "camera", int))
+    return jsonify(state=c.state_json())
+
+
 @bp.post("/turn/draw")
 def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""

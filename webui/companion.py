@@ -15,13 +15,14 @@ import uuid
 from pathlib import Path
 
 from rules.game_codec import from_dict
+from rules.game_found import check_found
 from rules.game_state import Game, Status, Table
 from rules.game_tally import score_sheet
 from rules.tiles import format_table
 from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.demo import DemoDriver, DemoScript
-from webui.session import GameSession, SessionError
+from webui.session import Conflict, GameSession, SessionError
 from webui.views import Hints, csv_rows, game_json, preview_json, sets_json, sheet_view
 
 
@@ -277,7 +278,8 @@ class Companion:
         """After turns no camera saw, the table the camera finds on its return becomes the start of the
         turn on (session.take_found_table), once it has held still ``CAMERA_BACK_S``: the camera reports
         itself back with its first frame, before the stable table is read again from new ones (until
-        then it is the table from before it went out)."""
+        then it is the table from before it went out).  A table that disagrees with the game's record is
+        left for the players to confirm (:meth:`found_question`, :meth:`take_found`)."""
         if not (ts.camera_ok and ts.read and ts.stable):
             self._still = None
             return
@@ -285,8 +287,41 @@ class Companion:
         key = (ts.version, self.session.turn_id())
         if self._still is None or self._still[0] != key:
             self._still = (key, now)  # a new table, or a new turn: hold still again from now
-        if now - self._still[1] >= CAMERA_BACK_S and self._unseen_turn():
+        if self._held_still(ts) and self._unseen_turn():
             self.session.take_found_table(ts.tables, self.picture(ts))
+
+    def _held_still(self, ts: TableState) -> bool:
+        """The camera's table has held still ``CAMERA_BACK_S`` in this turn (seen by the ticker)."""
+        still = self._still
+        return (still is not None and still[0] == (ts.version, self.session.turn_id())
+                and self.session.now() - still[1] >= CAMERA_BACK_S)
+
+    def found_question(self, ts: TableState) -> dict | None:
+        """The camera is back and its table has held still, but it disagrees with the game's record
+        (rules.game_found.check_found): what to ask the players, with the camera's table version their
+        answer is for; None otherwise."""
+        if not (ts.camera_ok and ts.read and ts.stable and self._unseen_turn() and self._held_still(ts)):
+            return None
+        check = check_found(self.session.game, ts.tables)
+        if check is None or not check.doubts:
+            return None
+        return {"player": check.player, "found": [t.code for t in check.found], "said": check.said,
+                "doubts": list(check.doubts), "question": check.question, "camera": ts.version}
+
+    def take_found(self, *, turn: str | None = None, camera: int | None = None) -> None:
+        """The players take the table the camera sees as where the turn on started, though it disagrees
+        with the game's record (``POST /api/turn/found``); ``camera``: the table version they were asked
+        about (a table changed since is refused: they look again)."""
+        ts = self.table_state()
+        self.session.check_turn(turn)
+        if not self._unseen_turn():
+            raise Conflict("the turn's table is known (the camera has found it already, or no turn waits for "
+                           "it): nothing to take")
+        if not (ts.camera_ok and ts.read and ts.stable):
+            raise SessionError("the camera does not see the table steady now: take it once it does")
+        if camera is not None and camera != ts.version:
+            raise Conflict("the table the camera sees has changed since the question: look at it again")
+        self.session.take_found_table(ts.tables, self.picture(ts), confirmed=True, turn=turn)
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -321,13 +356,15 @@ class Companion:
 
     def version(self, ts: TableState | None = None) -> str:
         """``TABLE.GAME.CAMERA``: the counts of the stable table's changes, the game's and the camera's
-        state's (out, back, its first reading, what is wrong), so that the event stream pushes each at
-        once: a camera gone out bumps neither of the others, and an idle page kept saying "steady"."""
+        state's (out, back, its first reading, what is wrong, a question about the table it found), so
+        that the event stream pushes each at once: a camera gone out bumps neither of the others, and an
+        idle page kept saying "steady"."""
         ts = ts if ts is not None else self.table_state()
         return f"{ts.version}.{self.session.version}.{self._camera_count(ts)}"
 
     def _camera_count(self, ts: TableState) -> int:
-        key = (ts.camera_ok, ts.read, ts.camera_error)
+        asked = self.found_question(ts)
+        key = (ts.camera_ok, ts.read, ts.camera_error, asked and asked["question"])
         with self._camera_lock:
             if key != self._camera:
                 self._camera = key
@@ -387,6 +424,8 @@ class Companion:
             # no verdict while the table is not read: it would judge an empty table
             "preview": None if self.reading(ts) else self._preview(self.turn_table(ts), sets),
             "demo": self.demo.view() if self.demo is not None else None,
+            # the camera is back, but its table disagrees with the game's record: asked, not taken
+            "found_check": self.found_question(ts),
             # the hint names the current player's tiles: every phone learns only whether a phone holds its key
             "hint": Hints.shared(g, g is not None and s.hint_keys.held(g.current.name)) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,

@@ -461,23 +461,31 @@ function renderVerdict(s) {
 }
 
 // After turns no camera saw, the camera's return: the table it finds is where the turn on started.
-// Tiles the player laid before it came back cannot be told from the others: the page says so.
+// Tiles the player laid before it came back cannot be told from the others: the page says so.  A table
+// that disagrees with the game's record (more tiles than said, the discards in view) is asked about.
 function renderFound(s) {
   const g = s.game || {};
   const t = g.status === "playing" ? g.turn : null;
   const waiting = !!(t && t.unseen && s.camera.ok);
   const found = t ? t.found : null;
+  const ask = waiting ? s.found_check : null;
   $("table-found").hidden = !(waiting || found);
-  if (waiting) {
-    $("table-found").textContent = "The camera is back. Turns before this one were played with no camera, so " +
+  $("take-found").hidden = !ask;
+  $("take-found").disabled = busy || !ask;
+  let words = "";
+  if (ask) {
+    words = ask.question;
+  } else if (waiting) {
+    words = "The camera is back. Turns before this one were played with no camera, so " +
       `once the table holds still, the table it sees is taken as where ${g.current}'s turn started.`;
   } else if (found) {
     const n = found.length;
     const tiles = n ? ` (${n} tile${n === 1 ? "" : "s"} placed while no camera saw: ${found.join(" ")})` : "";
-    $("table-found").textContent = `The camera is back: the table it found is taken as where ${g.current}'s ` +
+    words = `The camera is back: the table it found is taken as where ${g.current}'s ` +
       `turn started${tiles}. Tiles ${g.current} placed before it came back cannot be told apart from those: ` +
       "they count as on the table already, not as this turn's.";
   }
+  $("table-found-text").textContent = words;
 }
 
 // the previous turn in a line (text and, for the discard, its tile): "Last turn, Bo: discarded R7"
@@ -1030,6 +1038,10 @@ async function press(action, target) {
       const r = await post("/api/hand/start", { ...turn, ...(trump ? { trump } : {}) });
       if (r) $("hand-trump").value = "";
       return r;
+    }
+    case "take-found": {  // the players say the table the camera sees is right, though it disagrees
+      const ask = state.found_check;
+      return ask ? post("/api/turn/found", { ...turn, camera: ask.camera }) : null;
     }
     case "undo-hand": return confirm(undoWords(state)) ? post("/api/tally/undo") : null;
     case "undo-turn": return g.undo_turn && confirm(undoTurnWords(g)) ? post("/api/turn/undo", { ...turn }) : null;
