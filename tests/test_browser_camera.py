@@ -105,3 +105,31 @@ def test_a_table_found_that_disagrees_is_asked_about_on_a_phone(browser, tmp_pat
                                "'the table it found is taken as where Ben')")
         assert page.locator("#take-found").is_hidden()
         assert [t["action"] for t in call(port, "/api/turns")] == ["unchecked", "table_found"]
+
+
+def test_start_hand_with_the_last_hand_s_tiles_on_the_table_on_a_phone(browser, tmp_path):
+    for url, port, live, clock in served(tmp_path, FakeLive("")):
+        call(port, "/api/game", {"players": ["Ann", "Ben"]})
+        live.set_table("R10 R11 R12 | K1 K2 K3 K4 K5 | O7 O8 O9 O10 O11")  # Ann lays 13 tiles and goes out
+        call(port, "/api/rummikub", {"count_checked": True})
+        call(port, "/api/tally/confirm", {"racks": {"Ben": "K13"}})
+        page = phone(browser, url)
+        page.locator("#dealing").wait_for()
+        assert text(page, "#dealing-table") == ("Clear the table first: the camera still sees 13 tiles on it, and a "
+                                                "hand starts from an empty table.")
+        asked = []
+        page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+        page.click("#start-hand")  # asked first; No: the hand waits, and the card says why
+        page.wait_for_function("document.getElementById('dealing-error').textContent.includes("
+                               "'clear the table first')")
+        assert "The camera still sees 13 tiles on the table" in asked[0]
+        assert not page.locator("#dealing").is_hidden() and call(port, "/api/state")["game"]["status"] == "dealing"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        save(page, tmp_path, "phone-start-hand-table.png")
+        live.set_table("")  # the players clear the table: the warning goes
+        page.locator("#dealing-table").wait_for(state="hidden")
+        page.wait_for_timeout(500)  # not a double tap
+        page.click("#start-hand")
+        current_is(page, "Ben")
+        page.locator("#dealing").wait_for(state="hidden")
+        assert call(port, "/api/state")["game"]["turn"]["table_before"] == ""

@@ -406,10 +406,14 @@ def _closed(g, codes: str, joker_discard: bool | None) -> tuple:
 @bp.post("/hand/start")
 def hand_start():
     """The next hand is dealt ("Start hand"): its first turn's clock starts; ``trump``: the tile this hand
-    turned face up (American and International)."""
+    turned face up (American and International).  Tiles the camera still sees on the table are asked about
+    (400 with ``ask``) unless ``"table_checked": true``: then the first turn starts from them."""
     data = body()
     c = companion()
-    c.session.start_hand(turn=turn_field(data), trump=field(data, "trump", str))
+    turn = turn_field(data)
+    ts = c.read_state()  # tiles still on the table are asked about (the last hand's): not before they are read
+    c.session.start_hand(turn=turn, trump=field(data, "trump", str), table=c.table_now(ts), picture=c.picture(ts),
+                         table_checked=field(data, "table_checked", bool, False))
     return jsonify(c.state_json())
 
 

@@ -562,15 +562,19 @@ class GameSession:
                 if new is not self.game:
                     self._commit(new)
 
-    def start_hand(self, *, turn: str | None = None, trump: str | None = None) -> None:
+    def start_hand(self, *, turn: str | None = None, trump: str | None = None, table: Table = (),
+                   picture: bytes | None = None, table_checked: bool = False) -> None:
         """The players have dealt the next hand ("Start hand"): its first turn's clock starts now.
-        ``trump``: the code of the tile this hand turned face up (American, International), blank: not said."""
+        ``trump``: the code of the tile this hand turned face up (American, International), blank: not said.
+        ``table``: what the camera sees (asked about unless ``table_checked``: rules.game_deal.start_hand),
+        ``picture`` its picture, the first turn's when tiles are taken as lying there."""
         with self._lock:
             self._check_turn(turn)
             g = self._playing()
             if g.status is Status.PLAYING:
                 raise Conflict(f"hand {g.hand} has already started: it is {g.current.name}'s turn")
-            self._commit(start_hand(g, self.now(), trump_arg(trump)))
+            new = start_hand(g, self.now(), trump_arg(trump), table=table, table_checked=table_checked)
+            self._commit(new, snapshot=picture if new.turn.table_before else KEEP)
 
     def set_trump(self, code: str | None) -> None:
         """The face-up trump tile of the hand in play, said after Start hand (forgotten, or mistyped),

@@ -260,6 +260,7 @@ function render(s) {
   drawClock();
 
   renderButtons(g);
+  renderDealt(s);
   renderUnseen(s);
 
   // camera
@@ -354,6 +355,18 @@ function renderButtons(g) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
     $("dealing-who").textContent = g.current || "";
   }
+}
+
+// While the next hand waits for its start: tiles the camera still sees on the table are the last hand's, and
+// a hand starts from an empty table (Start hand asks before it takes them as lying there)
+function renderDealt(s) {
+  const g = s.game || {};
+  const cam = s.camera || {};
+  const n = g.status === "dealing" && cam.ok && cam.read ?
+    s.sets.filter((x) => x.group === "table").reduce((sum, x) => sum + x.tiles.length, 0) : 0;
+  $("dealing-table").hidden = !n;
+  $("dealing-table").textContent = n ? `Clear the table first: the camera still sees ${n} tile${n === 1 ? "" : "s"} ` +
+    "on it, and a hand starts from an empty table." : "";
 }
 
 function drawnWords(drew) {
