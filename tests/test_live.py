@@ -351,6 +351,16 @@ def test_the_camera_picture_is_re_encoded_at_most_every_preview_interval(tmp_pat
         assert (live.state().frame_jpeg == first) is same
 
 
+def test_the_first_picture_is_served_at_once_not_a_moment_later(tmp_path):
+    """Asked for before any frame came, the picture was none, and that none was served as fresh for the
+    preview interval after the first frame had come."""
+    write_images(tmp_path, [60])
+    live = LiveTable(FolderSource(tmp_path), FakeReader({}), preview_interval=60.0)
+    assert live.state().frame_jpeg is None
+    live.process(next(FolderSource(tmp_path).frames()).image, index=1)
+    assert live.state().frame_jpeg is not None
+
+
 def test_live_table_threads_publish_changes_and_wait_for_change_wakes(tmp_path):
     write_images(tmp_path, [60, 120])
     reader = FakeReader({60: TABLE_A, 120: TABLE_B})

@@ -376,11 +376,13 @@ class LiveTable:
 
     # -- reading the state --------------------------------------------------------
     def _jpeg(self, name: str, key: Any, make, max_age: float | None = None) -> bytes | None:
-        """Encode once per ``key``; with ``max_age``, keep serving a stale one that young."""
+        """Encode once per ``key``; with ``max_age``, keep serving a stale one that young (not a missing
+        one: the first picture shows as soon as it comes)."""
         with self._jpeg_lock:
             cached = self._jpeg_cache.get(name)
             now = time.monotonic()
-            if cached is not None and (cached[0] == key or (max_age and now - cached[2] < max_age)):
+            fresh = max_age and cached is not None and cached[1] is not None and now - cached[2] < max_age
+            if cached is not None and (cached[0] == key or fresh):
                 return cached[1]
             data = make()
             self._jpeg_cache[name] = (key, data, now)
