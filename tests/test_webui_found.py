@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from test_webui_fixes import start, state
-from webui.companion import CAMERA_BACK_S
+from webui.table_found import CAMERA_BACK_S
 from webui.session import PRESS_GUARD_S
 from webui_fakes import FakeLive
 

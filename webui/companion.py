@@ -15,21 +15,17 @@ import uuid
 from pathlib import Path
 
 from rules.game_codec import from_dict
-from rules.game_found import check_found
 from rules.game_state import Game, Status, Table
 from rules.game_tally import score_sheet
 from rules.tiles import format_table
 from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.demo import DemoDriver, DemoScript
-from webui.session import Conflict, GameSession, SessionError
+from webui.session import GameSession, SessionError
+from webui.table_found import FoundTable
 from webui.views import Hints, csv_rows, game_json, preview_json, sets_json, sheet_view
 
 
-# after turns no camera saw, how long the camera's table must hold still once it is back before it is
-# taken as the turn's start: the live table re-reads it from new frames (motion gate, votes, an invalid
-# set believed after 1.5 s) before it stops showing the table from before it went out
-CAMERA_BACK_S = 3.0
 # how long a press that judges the table waits for the camera's first steady reading after a start
 READ_WAIT_S = 3.0
 NOT_READ = ("the camera has not read the table yet (it has only just started): nothing can be judged "
@@ -144,7 +140,7 @@ class Companion:
         self._final = None  # the final table the live picture was told of, while racks are counted
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
         self.demo: DemoDriver | None = None  # plays the recorded players' presses until a person acts
-        self._still: tuple | None = None  # ((table version, turn id), since when) while the camera sees it still
+        self.found = FoundTable(session)  # the camera's return after turns it did not see
         # the camera's state as last shown (works, has read the table, what is wrong) and how often it changed
         self._camera: tuple | None = None
         self._camera_changes = 0
@@ -218,17 +214,12 @@ class Companion:
             raise NotRead(NOT_READ)
         return ts
 
-    def _unseen_turn(self) -> bool:
-        """The turn on started after turns no camera saw: the table it started from is not known."""
-        g = self.session.game
-        return g is not None and g.status is Status.PLAYING and g.turn.unseen
-
     def sees_table(self, ts: TableState | None = None) -> bool:
         """Whether what the camera sees is judged: it works and has read the table, and the game knows
         the table the turn started from (after turns no camera saw, not until the camera has found the
         table)."""
         ts = ts if ts is not None else self.table_state()
-        return ts.camera_ok and ts.read and not self._unseen_turn()
+        return ts.camera_ok and ts.read and not self.found.waiting()
 
     def turn_table(self, ts: TableState | None = None, *, settle: bool = False) -> Table:
         """The table a turn action judges: the camera's (``settle``: once hands are off it), but the game's
@@ -269,59 +260,15 @@ class Companion:
         if (demo is None or not demo.driving or demo.owns_table()) and not self.reading(ts):
             if ts.stable and ts.read:
                 self.session.check_restored(ts.tables)
-            self._find_table(ts)
+            self.found.watch(ts, self.picture(ts))
             self.session.tick(self.turn_table(ts), self.picture(ts), seen=self.sees_table(ts))
         if demo is not None and ts.frame > 0:
             demo.step(ts.frame - 1, ts.tables, self.picture(ts))
 
-    def _find_table(self, ts: TableState) -> None:
-        """After turns no camera saw, the table the camera finds on its return becomes the start of the
-        turn on (session.take_found_table), once it has held still ``CAMERA_BACK_S``: the camera reports
-        itself back with its first frame, before the stable table is read again from new ones (until
-        then it is the table from before it went out).  A table that disagrees with the game's record is
-        left for the players to confirm (:meth:`found_question`, :meth:`take_found`)."""
-        if not (ts.camera_ok and ts.read and ts.stable):
-            self._still = None
-            return
-        now = self.session.now()
-        key = (ts.version, self.session.turn_id())
-        if self._still is None or self._still[0] != key:
-            self._still = (key, now)  # a new table, or a new turn: hold still again from now
-        if self._held_still(ts) and self._unseen_turn():
-            self.session.take_found_table(ts.tables, self.picture(ts))
-
-    def _held_still(self, ts: TableState) -> bool:
-        """The camera's table has held still ``CAMERA_BACK_S`` in this turn (seen by the ticker)."""
-        still = self._still
-        return (still is not None and still[0] == (ts.version, self.session.turn_id())
-                and self.session.now() - still[1] >= CAMERA_BACK_S)
-
-    def found_question(self, ts: TableState) -> dict | None:
-        """The camera is back and its table has held still, but it disagrees with the game's record
-        (rules.game_found.check_found): what to ask the players, with the camera's table version their
-        answer is for; None otherwise."""
-        if not (ts.camera_ok and ts.read and ts.stable and self._unseen_turn() and self._held_still(ts)):
-            return None
-        check = check_found(self.session.game, ts.tables)
-        if check is None or not check.doubts:
-            return None
-        return {"player": check.player, "found": [t.code for t in check.found], "said": check.said,
-                "doubts": list(check.doubts), "question": check.question, "camera": ts.version}
-
     def take_found(self, *, turn: str | None = None, camera: int | None = None) -> None:
-        """The players take the table the camera sees as where the turn on started, though it disagrees
-        with the game's record (``POST /api/turn/found``); ``camera``: the table version they were asked
-        about (a table changed since is refused: they look again)."""
+        """``POST /api/turn/found``: the players take the table the camera sees (webui.table_found)."""
         ts = self.table_state()
-        self.session.check_turn(turn)
-        if not self._unseen_turn():
-            raise Conflict("the turn's table is known (the camera has found it already, or no turn waits for "
-                           "it): nothing to take")
-        if not (ts.camera_ok and ts.read and ts.stable):
-            raise SessionError("the camera does not see the table steady now: take it once it does")
-        if camera is not None and camera != ts.version:
-            raise Conflict("the table the camera sees has changed since the question: look at it again")
-        self.session.take_found_table(ts.tables, self.picture(ts), confirmed=True, turn=turn)
+        self.found.take(ts, self.picture(ts), turn=turn, camera=camera)
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -363,7 +310,7 @@ class Companion:
         return f"{ts.version}.{self.session.version}.{self._camera_count(ts)}"
 
     def _camera_count(self, ts: TableState) -> int:
-        asked = self.found_question(ts)
+        asked = self.found.question(ts)
         key = (ts.camera_ok, ts.read, ts.camera_error, asked and asked["question"])
         with self._camera_lock:
             if key != self._camera:
@@ -425,7 +372,7 @@ class Companion:
             "preview": None if self.reading(ts) else self._preview(self.turn_table(ts), sets),
             "demo": self.demo.view() if self.demo is not None else None,
             # the camera is back, but its table disagrees with the game's record: asked, not taken
-            "found_check": self.found_question(ts),
+            "found_check": self.found.question(ts),
             # the hint names the current player's tiles: every phone learns only whether a phone holds its key
             "hint": Hints.shared(g, g is not None and s.hint_keys.held(g.current.name)) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,
