@@ -105,6 +105,7 @@ def to_dict(game: Game) -> dict[str, Any]:
                  "drew": None if t.drew is None else {"source": t.drew.source.value,
                                                        "tile": t.drew.tile.code if t.drew.tile else None},
                  "attempt": _verdict(t.attempt), "unseen": t.unseen, "found": _tiles(t.found),
+                 "said": t.said, "said_tiles": _tiles(t.said_tiles),
                  "time_up": None if t.time_up is None else {
                      "table": None if t.time_up.table is None else _table(t.time_up.table), "note": t.time_up.note}},
         "last": None if game.last is None else {
@@ -161,6 +162,9 @@ def from_dict(d: dict[str, Any]) -> Game:
                     attempt=_verdict_back(t["attempt"]),
                     # saved before a camera's return was followed: the table was taken as known
                     unseen=bool(t.get("unseen", False)), found=_tiles_back(t.get("found")),
+                    # saved before the tiles said placed were counted: how many is not known
+                    said=t["said"] if "said" in t else (None if t.get("unseen") else 0),
+                    said_tiles=_tiles_back(t.get("said_tiles")) or (),
                     time_up=_time_up_back(t.get("time_up")))
         last = d.get("last")
         restore = d.get("restore")

@@ -14,27 +14,53 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.game_clock import TurnClock
-from rules.game_state import DrawSource, Game, GameError, Status
+from rules.game_state import DrawSource, Game, GameError, Status, Table, table_of, table_tiles
 from rules.tiles import Tile
 
 NOT_STARTED = "the next hand has not started: press Start hand once the tiles are dealt"
 
 
-def start_hand(game: Game, now: float, trump: Tile | None = None) -> Game:
+class TableNotClear(GameError):
+    """Start hand while tiles still lie on the table (the last hand's, as a rule): a hand starts from an
+    empty table, and every tile on it would count as placed by the first player (a false NOT LEGAL, and a
+    time-out's penalty).  Asked, not refused outright: the camera may see something that is no tile."""
+
+    def __init__(self, tiles: int) -> None:
+        self.tiles = tiles
+        n = f"{tiles} tile{'s' if tiles != 1 else ''}"
+        self.question = (f"The camera still sees {n} on the table. A hand starts from an empty table: clear it "
+                         f"first. Start the hand anyway, taking those {n} as lying there before it (they count "
+                         "for nobody)?")
+        super().__init__(f"clear the table first: the camera still sees {n} on it, and a hand starts from an "
+                         "empty table (tiles left there would count as placed by the first player)")
+
+    @property
+    def details(self) -> dict:
+        """What a client needs to ask the players, and what to send again with."""
+        return {"ask": {"question": self.question, "send": {"table_checked": True}}}
+
+
+def start_hand(game: Game, now: float, trump: Tile | None = None, *, table: Table = (),
+               table_checked: bool = False) -> Game:
     """The players have dealt: the first turn's clock starts now, with the full time.
 
     ``trump``: the tile turned face up for this hand (American and International),
     as the first hand's is given to ``start_game``; None: not said.  Every hand
     turns its own (the last hand's was shuffled in with the rest), so a hand
-    waiting for its start has none yet.
+    waiting for its start has none yet.  ``table``: what the camera sees on the
+    table now; tiles there are asked about (:class:`TableNotClear`) unless
+    ``table_checked``, and then they are the table the first turn starts from.
     """
     if game is None or game.status is not Status.DEALING:
         state = "no game yet" if game is None else f"the game is in its {game.status.value}"
         raise GameError(f"no hand is waiting to start ({state})")
     if trump is not None and not game.options.flow.trump:
         raise GameError(f"a {game.options.game.capitalize()} hand has no trump tile")
+    table = table_of(table)
+    if table and not table_checked:
+        raise TableNotClear(len(table_tiles(table)))
     clock = TurnClock.start(game.options.turn_time_limit, now)
-    return replace(game, status=Status.PLAYING, trump=trump, turn=replace(game.turn, clock=clock))
+    return replace(game, status=Status.PLAYING, trump=trump, turn=replace(game.turn, clock=clock, table_before=table))
 
 
 def set_trump(game: Game, trump: Tile) -> Game:

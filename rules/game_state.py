@@ -101,7 +101,7 @@ class Action(str, enum.Enum):
     RUMMIKUB = "rummikub"  # the winner's last turn, ended by calling "Rummikub!"
     UNCHECKED = "unchecked"  # no camera saw the table: the players said what the turn placed
     # not a turn: the camera came back after turns it did not see, and the table it found became the
-    # start of the turn on (rules.game_turns.table_found); logged so the log says where the table came from
+    # start of the turn on (rules.game_found.table_found); logged so the log says where the table came from
     TABLE_FOUND = "table_found"
 
 
@@ -189,12 +189,17 @@ class Turn:
     drew: Drawn | None = None
     attempt: Verdict | None = None  # the verdict of an "end turn" that was refused
     # the table the turn started from is not the real one: tiles may have been placed since in turns no
-    # camera saw, so nothing on the table can be judged until a camera finds it (game_turns.table_found)
+    # camera saw, so nothing on the table can be judged until a camera finds it (game_found.table_found)
     unseen: bool = False
     # the camera came back during this turn and its table was taken as the turn's start: the tiles it
     # found beyond the table the game knew (None: the turn started from a table the game knew)
     found: tuple[Tile, ...] | None = None
     time_up: TimeUp | None = None  # the clock ran out and the turn waits for the players to finish it
+    # while ``unseen``: how many tiles the players said were placed since a camera last saw the table (None:
+    # not known, a game saved before they were counted) and those they named, so the table a camera finds
+    # on its return is checked against them (game_found.check_found)
+    said: int | None = 0
+    said_tiles: tuple[Tile, ...] = ()
 
 
 @dataclass(frozen=True)

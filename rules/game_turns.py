@@ -175,7 +175,10 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
                         table_before=turn.table_before, table_after=table, unchecked=unchecked)
     nxt = open_turn(game.options, game.step_from(turn.seat), turn.number + 1,
                 restore.table if restore else table, now, paused=restore is not None)
-    nxt = replace(nxt, unseen=unseen or turn.unseen)
+    if unseen or turn.unseen:  # the tiles said placed since a camera last saw the table, for its return
+        said = None if turn.unseen and turn.said is None else (turn.said if turn.unseen else 0) + unchecked
+        named = (turn.said_tiles if turn.unseen else ()) + (verdict.placed if unchecked else ())
+        nxt = replace(nxt, unseen=True, said=said, said_tiles=tuple(sorted(named)))
     last = LastTurn(player=name, action=action.value, verdict=verdict, penalty=penalty, note=note, discard=discard,
                     unchecked=unchecked)
     return replace(game, turn=nxt, last=last, restore=restore, undo=None, turn_back=back), record
@@ -422,7 +425,7 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
     word is recorded, not checked: the tiles leave the rack (a typed rack loses the tiles named, and is
     forgotten when they are not), the player has melded, and the turn is logged as
     ``Action.UNCHECKED``; the table the game knows stays as the turn found it, and the next turn's is
-    unseen until a camera finds the real one (:func:`table_found`).  A turn that drew is
+    unseen until a camera finds the real one (:func:`rules.game_found.table_found`).  A turn that drew is
     still :func:`end_turn`.  American and International: the draw was pressed already, so the turn
     placed tiles and ends with its discard as every turn there does (the analogue of End turn).
 
@@ -602,40 +605,6 @@ def _draw_owed(game: Game) -> tuple[Game, str]:
         else:
             said.append("the pool is empty")
     return game, " and ".join(said)
-
-
-def table_found(game: Game, table: Table, now: float) -> tuple[Game, TurnRecord] | None:
-    """The camera is back after turns it did not see: the table it finds becomes the start of the turn on.
-
-    A turn recorded on the players' word (:func:`end_turn_unseen`), or ended
-    by the clock with no camera seeing, leaves the table the game knows behind
-    the real one; judged against it, the first turn after the camera's return
-    would count every tile placed meanwhile as that player's (a wrong verdict,
-    a wrong rack count, a false "illegal").  So the table found (``table``,
-    once hands are off it) is taken as the one this turn started from: the
-    turn goes on with its clock, a refused End turn's verdict is dropped, and a
-    :class:`TurnRecord` (``Action.TABLE_FOUND``, not judged) logs the tiles
-    found beyond the table the game knew.  Tiles the current player had placed
-    before the camera came back cannot be told apart from those: they count as
-    on the table already, not as this turn's, and leave no rack
-    (``Turn.found`` keeps the tiles so that the page can say so).
-
-    None when the turn's table is known (only turns after one no camera saw
-    need it: a camera out during part of a turn that began seen saw the table
-    it started from, so what it finds on its return is that turn's doing),
-    outside play, and while a timed-out table is being put back (the clock
-    waits for that table; it is found once the players have put it back).
-    """
-    if game is None or game.status is not Status.PLAYING or not game.turn.unseen or game.restore is not None:
-        return None
-    turn = game.turn
-    table = table_of(table)
-    found = tiles_added(turn.table_before, table)
-    verdict = Verdict(legal=True, changed=not same_table(turn.table_before, table), placed=found)
-    record = TurnRecord(hand=game.hand, number=turn.number, player=game.current.name, started_at=now,
-                        ended_at=now, action=Action.TABLE_FOUND, verdict=verdict, penalty=0,
-                        table_before=turn.table_before, table_after=table)
-    return replace(game, turn=replace(turn, table_before=table, unseen=False, found=found, attempt=None)), record
 
 
 def table_restored(game: Game, now: float, table: Table | None = None) -> Game:

@@ -45,6 +45,8 @@ CODES: dict[str, str] = {
     "freed_joker_not_own_set": "a freed joker that does not first form a set with rack tiles alone",
     "initial_meld_uses_table": "an initial meld that uses or changes table sets",
     "initial_meld_too_low": "an initial meld worth less than the threshold",
+    # not a turn's fault: the table a camera found on its return, which the players took over the game's record
+    "table_found_doubted": "the table found on the camera's return disagreed with the game's record",
 }
 
 

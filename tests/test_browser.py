@@ -161,8 +161,9 @@ def test_play_a_turn_and_score_a_hand(browser, fake_server, tmp_path):
     # on a phone the page still fits: no sideways scrolling
     phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
                              bypass_csp=True)
+    live.set_table("")  # the tiles are collected for the next hand (Start hand asks while any lie there)
     phone.goto(url + "/")
-    phone.locator("#sets .set").first.wait_for()
+    phone.locator("#dealing").wait_for()
     phone.click("#start-hand")  # hand 2 is dealt
     phone.locator("#end-turn").wait_for()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
@@ -552,17 +553,19 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     for button in ("#end-turn", "#pass", "#rummikub", "#pool-empty", "text=Drew from the pool"):
         assert page.locator(button).is_hidden(), button
     page.keyboard.press("Space")
-    # 3: the card says what starts the hand, camera or none
-    words = page.locator("#dealing").inner_text()
+    # 3: the card says what starts the hand, camera or none; the tiles still there are to be cleared first
+    words = page.locator("#dealing > p").first.inner_text()
     assert "camera" not in words and "Start hand" in words
+    assert page.locator("#dealing-table").inner_text().startswith("Clear the table first: the camera still sees 3")
     save(page, tmp_path, "fixes-dealing.png")
+    live.set_table("")
+    page.locator("#dealing-table").wait_for(state="hidden")
     page.click("#start-hand")
     page.locator("#dealing").wait_for(state="hidden")
     page.wait_for_function("document.getElementById('clock-caption').textContent === 'left of 1:00'")
     assert call(port, "/api/state")["game"]["status"] == "playing"
 
     # 13: the turn log on a phone: each turn a readable card, nothing wider than the screen
-    live.set_table("")
     for discard in ("R9", "B9", "O9"):  # a third R9 would be more than the box holds
         call(port, "/api/turn/draw", {"source": "pool"})
         call(port, "/api/turn/end", {"discard": discard})

@@ -448,7 +448,7 @@ def test_the_page_state_shows_a_dead_source_and_its_return(tmp_path):
     live.start()
     try:
         camera = lambda: client.get("/api/state").get_json()["camera"]  # noqa: E731
-        assert wait_until(lambda: camera()["ok"], 5)
+        assert wait_until(lambda: camera()["ok"] and camera()["has_picture"], 5)  # open, and showing pictures
         paths[0].unlink()
         assert wait_until(lambda: not camera()["ok"], 5)
         assert "no images" in camera()["error"]

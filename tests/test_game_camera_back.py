@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from rules.game_codec import from_dict, to_dict
 from rules.game_deal import start_hand
 from rules.game_state import NOT_JUDGED, Action, Status
 from rules.game_tally import call_rummikub, confirm_tally
-from rules.game_turns import end_turn, end_turn_unseen, judge, start_game, table_found, time_out
+from rules.game_found import FoundDoubt, table_found
+from rules.game_turns import end_turn, end_turn_unseen, judge, start_game, time_out
 from rules.options import find_variant
 from rules.tiles import Tile
 from test_game_fixes import R, T
@@ -56,7 +59,10 @@ def test_the_table_found_is_where_the_turn_started():
 
 def test_tiles_the_player_laid_before_the_camera_came_back_count_as_on_the_table():
     """They cannot be told apart from the unseen turns' tiles: not this turn's, they leave no rack."""
-    g, _ = table_found(unseen_then_ben(), T("R10 R11 R12 | K5 B5 O5"), 9.0)  # Ben's group laid meanwhile
+    found = T("R10 R11 R12 | K5 B5 O5")  # Ben's group laid meanwhile: 6 tiles found, 3 said, so it is asked
+    with pytest.raises(FoundDoubt, match="tiles Ben laid this turn before it came back would be among them"):
+        table_found(unseen_then_ben(), found, 9.0)
+    g, _ = table_found(unseen_then_ben(), found, 9.0, confirmed=True)  # the players say it is right
     assert len(g.turn.found) == 6 and g.seats[1].rack_count == 14 and not g.seats[1].has_melded
     # what he lays after it counts (his first meld, 33 points: the group laid before does not count to it)
     g, _, v = end_turn(g, T("R10 R11 R12 | K5 B5 O5 | B10 B11 B12"), 12.0)

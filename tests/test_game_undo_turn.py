@@ -12,8 +12,9 @@ from rules.game_deal import set_trump, start_hand
 from rules.game_state import DrawSource, GameError, Status, Step
 from rules.game_tally import call_rummikub, cancel_tally, confirm_tally, finish_game
 from rules.game_turns import (
-    change_rules, draw, end_turn, end_turn_unseen, set_rack, start_game, table_found, time_out, undo_draw,
+    change_rules, draw, end_turn, end_turn_unseen, set_rack, start_game, time_out, undo_draw,
 )
+from rules.game_found import table_found
 from rules.game_undo import turn_back_refusal, undo_turn
 from rules.options import find_variant
 from rules.tiles import Tile

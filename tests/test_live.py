@@ -323,7 +323,7 @@ def test_state_has_exactly_the_agreed_fields():
     assert [f.name for f in fields(TableState)] == [
         "version", "tiles", "set_ids", "scores", "inferred", "uncertain", "doubtful", "set_status", "set_group",
         "set_past_edge", "warnings", "stable", "camera_ok", "camera_error", "annotated_jpeg", "frame_jpeg", "changed_at", "fps",
-        "frame",
+        "frame", "read", "picture_at",
     ]  # fmt: skip
 
 
@@ -349,6 +349,16 @@ def test_the_camera_picture_is_re_encoded_at_most_every_preview_interval(tmp_pat
         first = live.state().frame_jpeg
         live.process(frames[1].image, index=2)
         assert (live.state().frame_jpeg == first) is same
+
+
+def test_the_first_picture_is_served_at_once_not_a_moment_later(tmp_path):
+    """Asked for before any frame came, the picture was none, and that none was served as fresh for the
+    preview interval after the first frame had come."""
+    write_images(tmp_path, [60])
+    live = LiveTable(FolderSource(tmp_path), FakeReader({}), preview_interval=60.0)
+    assert live.state().frame_jpeg is None
+    live.process(next(FolderSource(tmp_path).frames()).image, index=1)
+    assert live.state().frame_jpeg is not None
 
 
 def test_live_table_threads_publish_changes_and_wait_for_change_wakes(tmp_path):
@@ -380,8 +390,54 @@ def test_a_missing_reader_keeps_the_camera_view_and_says_why(tmp_path, monkeypat
         while live.state().frame_jpeg is None and time.monotonic() < deadline:
             time.sleep(0.02)
         state = live.state()
-    assert state.frame_jpeg is not None and state.camera_ok
+    # no tile can ever be read: the game goes on as with no camera (camera_ok False), the picture still shown
+    assert state.frame_jpeg is not None and not state.camera_ok and not state.read
     assert "detector.onnx" in state.camera_error and state.version == 0 and state.tables == ()
+
+
+def test_the_table_counts_as_read_only_from_the_first_steady_reading_and_while_the_camera_works(tmp_path):
+    """A table not read yet is unknown, not empty (a restart must not judge a turn against it), and the
+    last reading of a camera gone out is not the table now."""
+    write_images(tmp_path, [60])
+    live = LiveTable(FolderSource(tmp_path, seconds_per_image=1, fps=10, loop=False), FakeReader({60: TABLE_A}))
+    assert not live.state().read and live.state().picture_at == 0.0
+    frames = live.source.frames()
+    before = time.time()
+    for index in (1, 2):  # pictures, but no steady reading yet (the first is not voted)
+        live.process(next(frames).image, index=index)
+    state = live.state()
+    assert state.camera_ok and not state.read and state.version == 0 and state.tables == ()
+    assert state.picture_at >= before
+    live.process(next(frames).image, index=3)
+    state = live.state()
+    assert state.read and state.version == 1 and format_table(state.tables) == TABLE_A
+    live.capture.finished, live.capture.camera_ok = True, False  # the source has gone
+    state = live.state()
+    assert not state.camera_ok and not state.read and state.frame_jpeg is not None and state.picture_at > 0
+
+
+class SlowToOpen(FolderSource):
+    """A camera that takes its time to open (a webcam waking up, a stream connecting)."""
+
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.go = __import__("threading").Event()
+
+    def open(self) -> None:
+        self.go.wait(5)
+        super().open()
+
+
+def test_a_camera_still_opening_is_waited_for_not_taken_for_no_camera(tmp_path):
+    write_images(tmp_path, [60])
+    source = SlowToOpen(tmp_path, seconds_per_image=1, fps=20)
+    with LiveTable(source, FakeReader({60: TABLE_A})) as live:
+        time.sleep(0.2)
+        state = live.state()
+        assert state.camera_ok and state.camera_error is None and not state.read and state.tables == ()
+        source.go.set()
+        state = live.wait_for_change(0, timeout=5)
+        assert state.read and format_table(state.tables) == TABLE_A
 
 
 def test_live_table_with_the_reader_draws_the_voted_table(tmp_path):

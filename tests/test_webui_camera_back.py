@@ -8,7 +8,7 @@ import pytest
 
 from test_webui_fixes import start, state
 from webui.app import create_app
-from webui.companion import CAMERA_BACK_S
+from webui.table_found import CAMERA_BACK_S
 from webui.session import PRESS_GUARD_S
 from webui_fakes import FakeLive
 

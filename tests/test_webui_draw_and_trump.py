@@ -109,6 +109,7 @@ def test_start_hand_says_which_trump_the_new_hand_turned(client, live, clock, tm
     g = state(client)["game"]
     assert g["status"] == "dealing" and g["has_trump"]
     assert g["trump"] is None and g["trump_up"]  # hand 1's R7 was shuffled in; hand 2's is not said yet
+    live.set_table("")  # the old hand's tiles are collected for the deal
     bad = client.post("/api/hand/start", json={"trump": "R14"})
     assert bad.status_code == 400 and bad.get_json()["message"] == "trump tile: 'R14' is not a tile"
     assert state(client)["game"]["status"] == "dealing"
@@ -129,13 +130,14 @@ def test_start_hand_says_which_trump_the_new_hand_turned(client, live, clock, tm
 
 def test_a_trump_may_be_left_unsaid_and_only_games_with_one_take_it(client, live, clock):
     scored_first_hand(client, live, rules="american")
+    live.set_table("")  # the old hand's tiles are collected for the deal
     assert client.post("/api/hand/start", json={"trump": "  "}).get_json()["game"]["trump"] is None
-    live.set_table("")
     scored_first_hand(client, live, ["Cy", "Di"], rules="sabra")
     assert not state(client)["game"]["has_trump"]
     res = client.post("/api/hand/start", json={"trump": "R7"})
     assert res.status_code == 400 and res.get_json()["message"] == "a Sabra hand has no trump tile"
     assert client.post("/api/hand/start", json={"trump": 7}).status_code == 400  # not a code at all
+    live.set_table("")  # the old hand's tiles are collected for the deal
     assert client.post("/api/hand/start", json={}).get_json()["game"]["status"] == "playing"
 
 

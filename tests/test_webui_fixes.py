@@ -338,6 +338,7 @@ def test_after_the_score_the_next_hand_waits_for_start_hand(app, client, live, c
     app.extensions["companion"].tick()
     g = state(client)["game"]
     assert g["status"] == "dealing" and g["turn"]["number"] == 1 and g["can_undo_hand"]
+    live.set_table("")  # the old hand's tiles are collected for the deal
     res = client.post("/api/hand/start", json={"turn": g["turn"]["id"]})
     assert res.status_code == 200
     after = res.get_json()

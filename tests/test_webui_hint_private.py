@@ -126,6 +126,7 @@ def test_a_scored_hand_ends_every_key_and_the_next_hand_s_rack_gets_one(app, gam
     assert hint(game, ann).status_code == 403 and hint(game, ben).status_code == 403
     starter = state(game)["game"]["current"]
     key = typed(game, starter)  # typed while the next hand waits for its start
+    live.set_table("")  # the old hand's tiles are collected for the deal
     assert game.post("/api/hand/start", json={}).status_code == 200
     body = hint(game, key).get_json()
     assert body["turn"] is True and body["hint"]["count"] == 3

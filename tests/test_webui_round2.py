@@ -124,6 +124,7 @@ def test_no_turn_press_while_the_next_hand_waits_for_its_deal(client, live, cloc
     after = state(client)
     assert after["game"] == before["game"] and after["game"]["can_undo_hand"]
     assert client.get("/api/turns").get_json()[-1]["hand"] == 1  # nothing judged for hand 2
+    live.set_table("")  # the old hand's tiles are collected for the deal
     assert client.post("/api/hand/start", json={}).get_json()["game"]["status"] == "playing"
 
 

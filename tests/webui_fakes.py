@@ -31,6 +31,8 @@ class FakeLive:
         self.rules = None
         self.tables = []
         self.stable = True
+        self.read = True  # False: the camera has not given its first steady reading (just started)
+        self.fps = 12.5
         self.picture = jpeg()
         self.set_table(table, **marks)
 
@@ -53,7 +55,14 @@ class FakeLive:
             self.past_edge = set(past_edge)
             self.picture = jpeg(colour)
             self.version += 1
-            self.changed_at = time.time()
+            self.changed_at = self.picture_at = time.time()
+            self._cond.notify_all()
+
+    def first_reading(self) -> None:
+        """The camera's first steady reading since it started: the table laid is read (a version)."""
+        with self._cond:
+            self.read = True
+            self.version += 1
             self._cond.notify_all()
 
     def start(self):
@@ -70,16 +79,21 @@ class FakeLive:
         self.started = False
 
     def state(self) -> TableState:
+        """As vision.live.LiveTable reports it: no tile before the first reading; read only while the
+        camera works (out, the tiles are its last reading)."""
         with self._cond:
-            n = sum(len(x) for x in self.tables)
+            tables = self.tables if self.read else []
+            n = sum(len(x) for x in tables)
             return TableState.from_sets(
-                self.tables, scores=[0.4 if j in self.uncertain else 0.97 for j in range(n)],
+                tables, scores=[0.4 if j in self.uncertain else 0.97 for j in range(n)],
                 inferred=[j in self.inferred for j in range(n)],
                 uncertain=[j in self.uncertain or j in self.inferred for j in range(n)],
-                doubtful=[j in self.doubtful for j in range(n)], status=self.status, warnings=self.warnings,
-                past_edge=[k in self.past_edge for k in range(len(self.tables))],
+                doubtful=[j in self.doubtful for j in range(n)], status=self.status if self.read else None,
+                warnings=self.warnings,
+                past_edge=[k in self.past_edge for k in range(len(tables))],
                 version=self.version, stable=self.stable, camera_ok=self.camera_ok, camera_error=self.camera_error,
-                annotated_jpeg=self.picture, frame_jpeg=self.picture, changed_at=self.changed_at, fps=12.5,
+                annotated_jpeg=self.picture if self.read else None, frame_jpeg=self.picture,
+                changed_at=self.changed_at, fps=self.fps, read=self.camera_ok and self.read, picture_at=self.picture_at,
             )
 
     def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:

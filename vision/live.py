@@ -58,14 +58,21 @@ class TableState:
         running past the photo's edge, in plain words (``TableReading.warnings``).
     version: bumps only when the stable table really changed.
     stable: False while hands move over the table.
-    camera_ok / camera_error: frames are coming in / what went wrong (a
-        skipped file is reported here while ``camera_ok`` stays True).
+    camera_ok / camera_error: frames are coming in (or the source is still opening: it has not
+        failed) and the tile reader works / what went wrong (a skipped file is reported here while
+        ``camera_ok`` stays True).
     annotated_jpeg: the frame behind the table with tiles and sets drawn.
     frame_jpeg: the newest camera frame.
     changed_at: ``time.time()`` of the last version bump.
     fps: frames processed per second, recently.
     frame: the running number of the newest frame processed (1 = the source's first, 0 = none yet);
         a looping video keeps counting, so its place in the video is ``(frame - 1) % length``.
+    read: the tiles are what lies on the table now, as far as anyone can tell: the camera works and
+        has given a steady reading since it started.  False before that first reading (a table not
+        read yet is unknown, not empty) and while the camera is out (the tiles are then its last
+        reading, not the table now).
+    picture_at: ``time.time()`` when the newest frame came in (0: none), so the last picture can be
+        shown with its time once the camera is out.
     """
 
     version: int
@@ -87,6 +94,8 @@ class TableState:
     changed_at: float
     fps: float
     frame: int = 0
+    read: bool = False
+    picture_at: float = 0.0
 
     @classmethod
     def empty(cls, **kw: Any) -> "TableState":
@@ -104,10 +113,12 @@ class TableState:
                   inferred: Sequence[bool] | None = None, uncertain: Sequence[bool] | None = None,
                   doubtful: Sequence[bool] | None = None, status: Sequence[str] | None = None,
                   past_edge: Sequence[bool] | None = None, **kw: Any) -> "TableState":
-        """A state from groups of tiles (per-tile marks in reading order over all groups).
+        """A state from groups of tiles (per-tile marks in reading order over all groups), taken as read
+        (``read`` True) unless said otherwise.
 
         ``status``: each group's word from :data:`SET_STATUS` (default all valid); ``"rack"`` makes it a rack row.
         """
+        kw.setdefault("read", True)
         flat = [t for s in sets for t in s]
         n = len(flat)
         words = list(status) if status is not None else ["valid"] * len(sets)
@@ -261,6 +272,7 @@ class LiveTable:
         self._changed_wall = time.time()
         self._latest: np.ndarray | None = None
         self._latest_index = 0
+        self._latest_wall = 0.0  # time.time() the newest frame was processed
         self._jpeg_cache: dict[str, tuple[Any, bytes | None, float]] = {}
         self._jpeg_lock = threading.Lock()
         self._times: deque[float] = deque(maxlen=30)
@@ -353,6 +365,7 @@ class LiveTable:
             self.frames_processed += 1
             self._latest = image
             self._latest_index = index if index is not None else self.frames_processed
+            self._latest_wall = time.time()
             if view.version != self._view.version:
                 self._changed_wall = time.time()
             changed = view is not self._view
@@ -363,11 +376,13 @@ class LiveTable:
 
     # -- reading the state --------------------------------------------------------
     def _jpeg(self, name: str, key: Any, make, max_age: float | None = None) -> bytes | None:
-        """Encode once per ``key``; with ``max_age``, keep serving a stale one that young."""
+        """Encode once per ``key``; with ``max_age``, keep serving a stale one that young (not a missing
+        one: the first picture shows as soon as it comes)."""
         with self._jpeg_lock:
             cached = self._jpeg_cache.get(name)
             now = time.monotonic()
-            if cached is not None and (cached[0] == key or (max_age and now - cached[2] < max_age)):
+            fresh = max_age and cached is not None and cached[1] is not None and now - cached[2] < max_age
+            if cached is not None and (cached[0] == key or fresh):
                 return cached[1]
             data = make()
             self._jpeg_cache[name] = (key, data, now)
@@ -386,6 +401,7 @@ class LiveTable:
     def state(self) -> TableState:
         with self._cond:
             view, latest, index, changed = self._view, self._latest, self._latest_index, self._changed_wall
+            picture_at = self._latest_wall
         q, w = self.jpeg_quality, self.jpeg_max_width
         frame_jpeg = self._jpeg("frame", index, lambda: encode_jpeg(latest, q, w), self.preview_interval)
         annotated = None
@@ -398,18 +414,33 @@ class LiveTable:
         camera_error = self.capture.camera_error
         if self.reader_error:
             camera_error = f"{camera_error}; {self.reader_error}" if camera_error else self.reader_error
+        camera_ok = self._camera_ok(latest)
         return reading_state(
             view.reading, view.uncertain,
             version=view.version,
             stable=view.stable,
-            camera_ok=self.capture.camera_ok if self.capture.running or self.capture.finished else latest is not None,
+            camera_ok=camera_ok,
             camera_error=camera_error,
             annotated_jpeg=annotated,
             frame_jpeg=frame_jpeg,
             changed_at=changed,
             fps=self.fps,
             frame=index,
+            # the stabiliser publishes its first table (an empty one too) as version 1
+            read=camera_ok and view.version > 0,
+            picture_at=picture_at,
         )
+
+    def _camera_ok(self, latest: np.ndarray | None) -> bool:
+        """Frames come in, or the source is still opening (it has not failed: a table not read yet is
+        waited for, not taken for no camera), and the tile reader works (without it no tile is ever read:
+        the game goes on as with no camera, the picture still shown)."""
+        if self.reader_error:
+            return False
+        capture = self.capture
+        if capture.running or capture.finished:
+            return capture.camera_ok or (capture.running and capture.camera_error is None)
+        return latest is not None
 
     def wait_for_change(self, version: int, timeout: float | None = None) -> TableState:
         """Block until the version differs from ``version`` (or ``timeout`` s); return the state."""

@@ -74,9 +74,10 @@ def start_game():
         abort(400, "field 'players' must be a list of names")
     options = _options_from(data)
     c = companion()
+    ts = c.read_state()  # the table the game starts from: not an empty one nobody has looked at yet
     c.session.start_game(
         players, first=field(data, "first", int, 0), trump=field(data, "trump", str),
-        table=c.table_now(), picture=c.picture(), options=options, once=True,
+        table=c.table_now(ts), picture=c.picture(ts), options=options, once=True,
     )
     return jsonify(c.state_json()), 201
 
@@ -125,8 +126,9 @@ def _end_turn(action: str):
     discard = field(data, "discard", str)
     turn = turn_field(data, END_PRESS)
     player = c.session.current_player
-    seen = c.sees_table()  # else the table judged is the game's own: the log says the turn was not judged
-    verdict = c.session.end_turn(c.turn_table(settle=True), c.picture(), action=action, discard=discard,
+    ts = c.read_state()  # just after a start: waits for the camera's first reading, else refused
+    seen = c.sees_table(ts)  # else the table judged is the game's own: the log says the turn was not judged
+    verdict = c.session.end_turn(c.turn_table(ts, settle=True), c.picture(ts), action=action, discard=discard,
                                  turn=turn, guard=True, seen=seen)
     state = c.state_json()
     # a refusal that rests only on sets whose verdict hangs on a doubtful tile reads UNSURE, as on the page
@@ -155,9 +157,21 @@ def end_turn_unseen():
     data = body()
     c = companion()
     turn = turn_field(data, END_PRESS)
+    ts = c.read_state()  # a camera about to read the table judges the turn: the players' word does not
     c.session.end_turn_unseen(field(data, "placed", int), tiles=field(data, "tiles", str),
-                              discard=field(data, "discard", str), camera=c.sees_table(),
+                              discard=field(data, "discard", str), camera=c.sees_table(ts),
                               turn=turn, guard=True, count_checked=field(data, "count_checked", bool, False))
+    return jsonify(state=c.state_json())
+
+
+@bp.post("/turn/found")
+def take_found():
+    """The camera is back after turns it did not see, and the table it sees disagrees with the game's record
+    (``found_check`` in the state): ``{"turn": "1.1.4", "camera": 12}`` takes it anyway as where the turn on
+    started (``camera``: the ``found_check.camera`` asked about; a table changed since is a 409)."""
+    data = body()
+    c = companion()
+    c.take_found(turn=field(data, "turn", str), camera=field(data, "camera", int))
     return jsonify(state=c.state_json())
 
 
@@ -166,7 +180,8 @@ def draw():
     """American and International: the draw that opens a turn (pool, discard or trump)."""
     data = body()
     c = companion()
-    c.session.draw(field(data, "source", str, "pool"), c.turn_table(), turn=turn_field(data, DRAW_PRESS), guard=True)
+    turn = turn_field(data, DRAW_PRESS)
+    c.session.draw(field(data, "source", str, "pool"), c.turn_table(c.read_state()), turn=turn, guard=True)
     state = c.state_json()
     return jsonify(drew=state["game"]["turn"]["drew"], state=state)
 
@@ -177,7 +192,8 @@ def undo_draw():
     tiles are placed on the table this turn.  The turn is at its draw again, its clock running on."""
     data = body()
     c = companion()
-    c.session.undo_draw(c.turn_table(), turn=turn_field(data))
+    turn = turn_field(data)
+    c.session.undo_draw(c.turn_table(c.read_state()), turn=turn)
     return jsonify(state=c.state_json())
 
 
@@ -199,7 +215,10 @@ def check_turn():
     c = companion()
     if not c.session.has_game or c.session.game.status is not Status.PLAYING:
         abort(409, "no turn in progress")
-    return jsonify(verdict_json(c.session.judge(c.turn_table()), c.session.current_player))
+    ts = c.table_state()
+    if c.reading(ts):
+        abort(409, "the camera has not read the table yet: no verdict until it has")
+    return jsonify(verdict_json(c.session.judge(c.turn_table(ts)), c.session.current_player))
 
 
 @bp.post("/rummikub")
@@ -210,9 +229,10 @@ def rummikub():
     c = companion()
     turn = turn_field(data, RUMMIKUB_PRESS)
     player = c.session.current_player
-    seen = c.sees_table()
+    ts = c.read_state()
+    seen = c.sees_table(ts)
     verdict = c.session.call_rummikub(
-        c.turn_table(settle=True), winner=field(data, "winner", str),
+        c.turn_table(ts, settle=True), winner=field(data, "winner", str),
         pool_empty=field(data, "pool_empty", bool, False),
         discard=field(data, "discard", str), turn=turn, guard=True,
         count_checked=field(data, "count_checked", bool, False), seen=seen,
@@ -231,6 +251,7 @@ def tally_read():
     data = body()
     c = companion()
     player = field(data, "player", str, required=True)
+    c.read_state()
     codes = c.session.read_rack(player, c.settled_table(), turn=field(data, "turn", str))
     state = c.state_json()
     return jsonify(player=player, rack=codes, doubt=state["game"]["tally"]["doubts"][player], state=state)
@@ -405,10 +426,14 @@ def _closed(g, codes: str, joker_discard: bool | None) -> tuple:
 @bp.post("/hand/start")
 def hand_start():
     """The next hand is dealt ("Start hand"): its first turn's clock starts; ``trump``: the tile this hand
-    turned face up (American and International)."""
+    turned face up (American and International).  Tiles the camera still sees on the table are asked about
+    (400 with ``ask``) unless ``"table_checked": true``: then the first turn starts from them."""
     data = body()
     c = companion()
-    c.session.start_hand(turn=turn_field(data), trump=field(data, "trump", str))
+    turn = turn_field(data)
+    ts = c.read_state()  # tiles still on the table are asked about (the last hand's): not before they are read
+    c.session.start_hand(turn=turn, trump=field(data, "trump", str), table=c.table_now(ts), picture=c.picture(ts),
+                         table_checked=field(data, "table_checked", bool, False))
     return jsonify(c.state_json())
 
 

@@ -21,14 +21,20 @@ from rules.tiles import format_table
 from vision.capture import sample_images_dir
 from vision.live import LiveTable, TableState
 from webui.demo import DemoDriver, DemoScript
-from webui.session import GameSession
+from webui.session import GameSession, SessionError
+from webui.table_found import FoundTable
 from webui.views import Hints, camera_notice, csv_rows, game_json, preview_json, sets_json, sheet_view
 
 
-# after turns no camera saw, how long the camera's table must hold still once it is back before it is
-# taken as the turn's start: the live table re-reads it from new frames (motion gate, votes, an invalid
-# set believed after 1.5 s) before it stops showing the table from before it went out
-CAMERA_BACK_S = 3.0
+# how long a press that judges the table waits for the camera's first steady reading after a start
+READ_WAIT_S = 3.0
+NOT_READ = ("the camera has not read the table yet (it has only just started): nothing can be judged "
+            "against a table nobody has looked at. Press again in a moment")
+
+
+class NotRead(SessionError):
+    """A press that judges the table, made before the camera's first steady reading since the start:
+    the table is not known yet (an empty table would be judged as tiles taken back, or nothing placed)."""
 
 
 class UnavailableLive:
@@ -134,7 +140,11 @@ class Companion:
         self._final = None  # the final table the live picture was told of, while racks are counted
         self.demo_players: list[str] = []  # the recorded game's players, when it is the source
         self.demo: DemoDriver | None = None  # plays the recorded players' presses until a person acts
-        self._still: tuple | None = None  # ((table version, turn id), since when) while the camera sees it still
+        self.found = FoundTable(session)  # the camera's return after turns it did not see
+        # the camera's state as last shown (works, has read the table, what is wrong) and how often it changed
+        self._camera: tuple | None = None
+        self._camera_changes = 0
+        self._camera_lock = threading.Lock()
         self.follow_rules()
 
     def follow_rules(self) -> None:
@@ -182,18 +192,34 @@ class Companion:
         return self.live.state()
 
     def table_now(self, ts: TableState | None = None) -> Table:
-        """The latest stable table (the live pipeline never reports a half-moved one)."""
-        return (ts if ts is not None else self.table_state()).tables
+        """The latest stable table (the live pipeline never reports a half-moved one); none while the
+        camera has not read the table, or shows only its last reading (it is out)."""
+        ts = ts if ts is not None else self.table_state()
+        return ts.tables if ts.read else ()
 
-    def _unseen_turn(self) -> bool:
-        """The turn on started after turns no camera saw: the table it started from is not known."""
-        g = self.session.game
-        return g is not None and g.status is Status.PLAYING and g.turn.unseen
+    @staticmethod
+    def reading(ts: TableState) -> bool:
+        """The camera works but has not given its first steady reading since the start: the table is
+        unknown, not empty, so nothing is judged against it and no time-out falls until it is read."""
+        return ts.camera_ok and not ts.read
+
+    def read_state(self, timeout: float | None = None) -> TableState:
+        """The table state for a press that judges the table: waits up to ``timeout`` s (READ_WAIT_S)
+        for the camera's first steady reading, then refuses the press (:class:`NotRead`)."""
+        deadline = time.monotonic() + (READ_WAIT_S if timeout is None else timeout)
+        ts = self.table_state()
+        while self.reading(ts) and time.monotonic() < deadline:
+            ts = self.live.wait_for_change(ts.version, min(0.1, max(0.0, deadline - time.monotonic())))
+        if self.reading(ts):
+            raise NotRead(NOT_READ)
+        return ts
 
     def sees_table(self, ts: TableState | None = None) -> bool:
-        """Whether what the camera sees is judged: it works, and the game knows the table the turn
-        started from (after turns no camera saw, not until the camera has found the table)."""
-        return (ts if ts is not None else self.table_state()).camera_ok and not self._unseen_turn()
+        """Whether what the camera sees is judged: it works and has read the table, and the game knows
+        the table the turn started from (after turns no camera saw, not until the camera has found the
+        table)."""
+        ts = ts if ts is not None else self.table_state()
+        return ts.camera_ok and ts.read and not self.found.waiting()
 
     def turn_table(self, ts: TableState | None = None, *, settle: bool = False) -> Table:
         """The table a turn action judges: the camera's (``settle``: once hands are off it), but the game's
@@ -213,42 +239,36 @@ class Companion:
         while not ts.stable and time.monotonic() < deadline:
             time.sleep(0.1)  # "stable" flips without a version bump, so look again shortly
             ts = self.table_state()
-        return ts.tables
+        return self.table_now(ts)
 
     def picture(self, ts: TableState | None = None) -> bytes | None:
+        """The camera's picture with the sets it read drawn on it; the plain frame while the table is not
+        read (the sets drawn would be those of a reading that is not the table now)."""
         ts = ts if ts is not None else self.table_state()
-        return ts.annotated_jpeg or ts.frame_jpeg
+        return (ts.annotated_jpeg if ts.read else None) or ts.frame_jpeg
 
     # ticker -------------------------------------------------------------------
     def tick(self) -> None:
-        """One step of the background clock: time-outs, the restore banner, the reader's rules."""
+        """One step of the background clock: time-outs, the restore banner, the reader's rules.  Until the
+        camera has read the table after a start, a time-out that falls due waits: judged against a table
+        nobody has looked at, Ann's meld would be "nothing placed" and a legal table "tiles taken back"."""
         self.follow_rules()
         ts = self.table_state()
         demo = self.demo
         # while the demo drives, a person's game left on the table (from before this start) is never
         # judged against the recording: its clock does not run out until the demo's own game replaces it
-        if demo is None or not demo.driving or demo.owns_table():
-            if ts.stable:
+        if (demo is None or not demo.driving or demo.owns_table()) and not self.reading(ts):
+            if ts.stable and ts.read:
                 self.session.check_restored(ts.tables)
-            self._find_table(ts)
+            self.found.watch(ts, self.picture(ts))
             self.session.tick(self.turn_table(ts), self.picture(ts), seen=self.sees_table(ts))
         if demo is not None and ts.frame > 0:
             demo.step(ts.frame - 1, ts.tables, self.picture(ts))
 
-    def _find_table(self, ts: TableState) -> None:
-        """After turns no camera saw, the table the camera finds on its return becomes the start of the
-        turn on (session.take_found_table), once it has held still ``CAMERA_BACK_S``: the camera reports
-        itself back with its first frame, before the stable table is read again from new ones (until
-        then it is the table from before it went out)."""
-        if not (ts.camera_ok and ts.stable):
-            self._still = None
-            return
-        now = self.session.now()
-        key = (ts.version, self.session.turn_id())
-        if self._still is None or self._still[0] != key:
-            self._still = (key, now)  # a new table, or a new turn: hold still again from now
-        if now - self._still[1] >= CAMERA_BACK_S and self._unseen_turn():
-            self.session.take_found_table(ts.tables, self.picture(ts))
+    def take_found(self, *, turn: str | None = None, camera: int | None = None) -> None:
+        """``POST /api/turn/found``: the players take the table the camera sees (webui.table_found)."""
+        ts = self.table_state()
+        self.found.take(ts, self.picture(ts), turn=turn, camera=camera)
 
     def start(self, interval: float = 0.25) -> None:
         self.live.start()
@@ -282,8 +302,21 @@ class Companion:
                     "groups": [{"kind": str(exc), "items": []}], "word": "NOT LEGAL", "player": g.current.name}
 
     def version(self, ts: TableState | None = None) -> str:
+        """``TABLE.GAME.CAMERA``: the counts of the stable table's changes, the game's and the camera's
+        state's (out, back, its first reading, what is wrong, a question about the table it found), so
+        that the event stream pushes each at once: a camera gone out bumps neither of the others, and an
+        idle page kept saying "steady"."""
         ts = ts if ts is not None else self.table_state()
-        return f"{ts.version}.{self.session.version}"
+        return f"{ts.version}.{self.session.version}.{self._camera_count(ts)}"
+
+    def _camera_count(self, ts: TableState) -> int:
+        asked = self.found.question(ts)
+        key = (ts.camera_ok, ts.read, ts.camera_error, asked and asked["question"])
+        with self._camera_lock:
+            if key != self._camera:
+                self._camera = key
+                self._camera_changes += 1
+            return self._camera_changes
 
     def game_of(self, game_id: int | None = None) -> tuple[int | None, Game | None]:
         """The game on the table (``game_id`` None or its id), or an earlier one from the database;
@@ -314,9 +347,10 @@ class Companion:
         s = self.session
         g = s.game
         options = s.rules
-        table = ts.tables
+        table = self.table_now(ts)
+        # a table not read yet, or the last reading of a camera gone out, is no table now: no set is shown
         sets = sets_json(ts, options, g.turn.table_before if g and g.status is Status.PLAYING else None,
-                         self._counted_table())
+                         self._counted_table()) if ts.read else []
         return {
             "version": self.version(ts),
             "server": self.server_id,
@@ -324,18 +358,22 @@ class Companion:
                 "ok": ts.camera_ok, "error": ts.camera_error, "stable": ts.stable, "fps": round(ts.fps, 1),
                 "version": ts.version, "changed_at": ts.changed_at, "has_picture": self.picture(ts) is not None,
                 "notice": camera_notice(ts.camera_ok, ts.camera_error, isinstance(self.live, NoCamera)),
+                "read": ts.read, "picture_at": ts.picture_at or None,
             },
             "table": format_table(table),
             "sets": sets,
             "all_valid": all(x["valid"] for x in sets if x["group"] == "table"),
-            "warnings": list(ts.warnings),
+            "warnings": list(ts.warnings) if ts.read else [],
             "game": game_json(g, s.game_id, hint=s.hint_enabled, clock=s.clock(), storage_error=s.storage_error,
                               snapshot=s.snapshot_jpeg is not None, typing=s.typing_now()),
             "clock": s.clock(),
             "scores": self.sheet_json(),
             "options": options.to_dict(),
-            "preview": self._preview(self.turn_table(ts), sets),
+            # no verdict while the table is not read: it would judge an empty table
+            "preview": None if self.reading(ts) else self._preview(self.turn_table(ts), sets),
             "demo": self.demo.view() if self.demo is not None else None,
+            # the camera is back, but its table disagrees with the game's record: asked, not taken
+            "found_check": self.found.question(ts),
             # the hint names the current player's tiles: every phone learns only whether a phone holds its key
             "hint": Hints.shared(g, g is not None and s.hint_keys.held(g.current.name)) if s.hint_enabled else None,
             "suggestion": self.hints.suggestion(g, table) if s.hint_enabled else None,

@@ -26,8 +26,9 @@ from rules.game_tally import (
 from rules.game_win import WIN_DETAILS, set_tally_win
 from rules.game_turns import (
     change_rules, check_rack, draw, end_turn, end_turn_unseen, judge, same_scoring, set_rack, start_game,
-    table_found, table_restored, time_out, undo_draw,
+    table_restored, time_out, undo_draw,
 )
+from rules.game_found import FoundCheck, FoundDoubt, table_found
 from rules.game_undo import undo_turn
 from rules.international import hand_type as closed_type
 from rules.options import RuleOptions, find_variant, variant_name
@@ -538,15 +539,23 @@ class GameSession:
             new, record = out
             self._commit(new, record=record, snapshot=KEEP if new.restore or record is None else picture, seen=seen)
 
-    def take_found_table(self, table: Table, picture: bytes | None = None) -> None:
+    def take_found_table(self, table: Table, picture: bytes | None = None, *, confirmed: bool = False,
+                         turn: str | None = None) -> FoundCheck | None:
         """The camera is back and sees ``table`` held still: a turn that followed turns no camera saw
-        starts from it (rules.game_turns.table_found), logged; ``picture`` becomes the turn's.  Nothing
-        changes when the turn's table is known."""
+        starts from it (rules.game_found.table_found), logged; ``picture`` becomes the turn's.  Nothing
+        changes when the turn's table is known.  A table that disagrees with the game's record is taken
+        only ``confirmed`` (the players said so; ``turn``: the turn they said it for, see
+        :meth:`turn_id`), else its check is returned for the page to ask about."""
         with self._lock:
-            out = table_found(self.game, table_of(table), self.now())
+            self._check_turn(turn)
+            try:
+                out = table_found(self.game, table_of(table), self.now(), confirmed=confirmed)
+            except FoundDoubt as doubt:
+                return doubt.check
             if out is not None:
                 new, record = out
                 self._commit(new, record=record, snapshot=picture)
+            return None
 
     def check_restored(self, table: Table) -> None:
         """Clear the restore banner by itself once the camera sees the turn's table again."""
@@ -556,15 +565,19 @@ class GameSession:
                 if new is not self.game:
                     self._commit(new)
 
-    def start_hand(self, *, turn: str | None = None, trump: str | None = None) -> None:
+    def start_hand(self, *, turn: str | None = None, trump: str | None = None, table: Table = (),
+                   picture: bytes | None = None, table_checked: bool = False) -> None:
         """The players have dealt the next hand ("Start hand"): its first turn's clock starts now.
-        ``trump``: the code of the tile this hand turned face up (American, International), blank: not said."""
+        ``trump``: the code of the tile this hand turned face up (American, International), blank: not said.
+        ``table``: what the camera sees (asked about unless ``table_checked``: rules.game_deal.start_hand),
+        ``picture`` its picture, the first turn's when tiles are taken as lying there."""
         with self._lock:
             self._check_turn(turn)
             g = self._playing()
             if g.status is Status.PLAYING:
                 raise Conflict(f"hand {g.hand} has already started: it is {g.current.name}'s turn")
-            self._commit(start_hand(g, self.now(), trump_arg(trump)))
+            new = start_hand(g, self.now(), trump_arg(trump), table=table, table_checked=table_checked)
+            self._commit(new, snapshot=picture if new.turn.table_before else KEEP)
 
     def set_trump(self, code: str | None) -> None:
         """The face-up trump tile of the hand in play, said after Start hand (forgotten, or mistyped),

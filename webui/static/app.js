@@ -234,8 +234,10 @@ function drawClock() {
     caption.textContent = "turn time (no limit)";
     return;
   }
-  caption.textContent = `left of ${fmt(b.limit)}`;
   const left = b.remaining - elapsed;
+  // a time-out that falls due before the camera has read the table waits for it (a start, a restart)
+  caption.textContent = left <= 0 && b.reading ? "time is up: judged once the camera has read the table" :
+    `left of ${fmt(b.limit)}`;
   c.textContent = fmt(left);
   const warnAt = Math.max(10, Math.round(b.limit * 0.25));
   if (left <= 5) c.classList.add("danger");
@@ -247,12 +249,12 @@ function drawClock() {
 
 // ---------- render ----------
 // A state can arrive late (an event stream message sent before a button's reply):
-// one older than the page's, in either the table's or the game's count, is dropped.
+// one older than the page's, in the table's, the game's or the camera's count, is dropped.
 function isStale(s) {
   if (!state || !s.version || !state.version || s.server !== state.server) return false;
-  const [table, game] = s.version.split(".").map(Number);
-  const [shownTable, shownGame] = state.version.split(".").map(Number);
-  return table < shownTable || game < shownGame;
+  const [table, game, camera = 0] = s.version.split(".").map(Number);
+  const [shownTable, shownGame, shownCamera = 0] = state.version.split(".").map(Number);
+  return table < shownTable || game < shownGame || camera < shownCamera;
 }
 
 function render(s) {
@@ -278,11 +280,13 @@ function render(s) {
   $("storage-banner").textContent = g.storage_error || "";
   renderDemo(s.demo);
 
-  clockBase = { ...s.clock, at: performance.now(), dealing: g.status === "dealing", finished };
+  clockBase = { ...s.clock, at: performance.now(), dealing: g.status === "dealing", finished,
+                reading: !!(s.camera && s.camera.ok && s.camera.read === false) };
   if (!s.clock.running || (s.clock.remaining != null && s.clock.remaining > 5)) lastBeep = null;
   drawClock();
 
   renderButtons(g);
+  renderDealt(s);
   renderUnseen(s);
 
   // camera
@@ -294,18 +298,29 @@ function render(s) {
   $("camera-text").textContent = notice ? notice.text : "";
   $("camera-details").hidden = !(notice && notice.details);
   $("camera-why").textContent = notice && notice.details ? notice.details : "";
-  $("camera-status").textContent = cam.ok ? (cam.stable ? `steady · ${cam.fps} fps` : "hands over the table…") : "no camera";
-  $("camera-status").className = "pill " + (cam.ok && cam.stable ? "ok" : "warn");
+  // just after a start the camera has not read the table yet: it is unknown, not empty, and nothing is judged
+  const reading = cam.ok && cam.read === false;
+  $("camera-status").textContent = !cam.ok ? "no camera" : reading ? "reading the table…" :
+    !cam.stable ? "hands over the table…" : `steady · ${rate(cam.fps)}`;
+  $("camera-status").className = "pill " + (cam.ok && cam.stable && !reading ? "ok" : "warn");
+  // once the camera is out its last picture may stay, dimmed and said to be the last, with its time
+  const last = !cam.ok && cam.has_picture;
   // the picture draws the racks laid out for a count as racks: its address changes with the count too, or
   // a phone keeps the count's picture after the hand is scored while the table stays as it was
-  const drawn = `${cam.version}${g.status === "tally" ? ".count" : ""}`;
+  const drawn = `${cam.version}.${cam.read ? 1 : 0}${g.status === "tally" ? ".count" : ""}`;
   if (cam.has_picture) $("camera").src = `/api/camera.jpg?v=${encodeURIComponent(drawn)}`;
   $("camera").hidden = !cam.has_picture;
+  $("camera").classList.toggle("stale", last);
+  $("camera").alt = last ? "the camera's last picture" : "annotated camera view";
+  $("picture-note").hidden = !last;
+  $("picture-note").textContent = last ? `The last picture from the camera${clockTime(cam.picture_at)}: ` +
+    "no camera sees the table now." : "";
   $("no-picture").hidden = cam.has_picture;
   $("no-picture").textContent = cam.ok ? "No picture from the camera yet." : "No camera picture.";
 
   // sets
-  const empty = cam.ok ? "No tiles on the table yet." : "No camera sees the table: its tiles are not shown here.";
+  const empty = reading ? "The camera has not read the table yet: nothing on it is judged until it has." :
+    cam.ok ? "No tiles on the table yet." : "No camera sees the table: its tiles are not shown here.";
   $("sets").replaceChildren(...(s.sets.length ? s.sets.map(setEl) : [el("p", { class: "muted", text: empty })]));
   const count = (st) => s.sets.filter((x) => setStatus(x) === st).length;
   const bad = count("invalid"), unsure = count("unsure"), onTable = s.sets.length - count("rack");
@@ -323,6 +338,17 @@ function render(s) {
   renderFinished(s);
   renderPlayers(s);
   renderHint(s);
+}
+
+// how often the camera's pictures are processed, in words: "0 fps" would read as broken, and a camera
+// still counted as working that has sent nothing for 2 s is just that
+function rate(fps) {
+  return fps >= 1 ? `${fps} fps` : fps > 0 ? "under 1 picture a second" : "no new picture lately";
+}
+
+// ", taken at 20:31:05" from a time.time() value (nothing when unknown)
+function clockTime(at) {
+  return at ? `, taken at ${new Date(at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}` : "";
 }
 
 // which buttons work now (and none while a press is being answered).  While the next hand waits
@@ -361,6 +387,18 @@ function renderButtons(g) {
     $("dealing-title").textContent = `Hand ${g.hand} is dealt`;
     $("dealing-who").textContent = g.current || "";
   }
+}
+
+// While the next hand waits for its start: tiles the camera still sees on the table are the last hand's, and
+// a hand starts from an empty table (Start hand asks before it takes them as lying there)
+function renderDealt(s) {
+  const g = s.game || {};
+  const cam = s.camera || {};
+  const n = g.status === "dealing" && cam.ok && cam.read ?
+    s.sets.filter((x) => x.group === "table").reduce((sum, x) => sum + x.tiles.length, 0) : 0;
+  $("dealing-table").hidden = !n;
+  $("dealing-table").textContent = n ? `Clear the table first: the camera still sees ${n} tile${n === 1 ? "" : "s"} ` +
+    "on it, and a hand starts from an empty table." : "";
 }
 
 function drawnWords(drew) {
@@ -472,23 +510,31 @@ function renderVerdict(s) {
 }
 
 // After turns no camera saw, the camera's return: the table it finds is where the turn on started.
-// Tiles the player laid before it came back cannot be told from the others: the page says so.
+// Tiles the player laid before it came back cannot be told from the others: the page says so.  A table
+// that disagrees with the game's record (more tiles than said, the discards in view) is asked about.
 function renderFound(s) {
   const g = s.game || {};
   const t = g.status === "playing" ? g.turn : null;
   const waiting = !!(t && t.unseen && s.camera.ok);
   const found = t ? t.found : null;
+  const ask = waiting ? s.found_check : null;
   $("table-found").hidden = !(waiting || found);
-  if (waiting) {
-    $("table-found").textContent = "The camera is back. Turns before this one were played with no camera, so " +
+  $("take-found").hidden = !ask;
+  $("take-found").disabled = busy || !ask;
+  let words = "";
+  if (ask) {
+    words = ask.question;
+  } else if (waiting) {
+    words = "The camera is back. Turns before this one were played with no camera, so " +
       `once the table holds still, the table it sees is taken as where ${g.current}'s turn started.`;
   } else if (found) {
     const n = found.length;
     const tiles = n ? ` (${n} tile${n === 1 ? "" : "s"} placed while no camera saw: ${found.join(" ")})` : "";
-    $("table-found").textContent = `The camera is back: the table it found is taken as where ${g.current}'s ` +
+    words = `The camera is back: the table it found is taken as where ${g.current}'s ` +
       `turn started${tiles}. Tiles ${g.current} placed before it came back cannot be told apart from those: ` +
       "they count as on the table already, not as this turn's.";
   }
+  $("table-found-text").textContent = words;
 }
 
 // the previous turn in a line (text and, for the discard, its tile): "Last turn, Bo: discarded R7"
@@ -1206,6 +1252,10 @@ async function press(action, target) {
       const r = await post("/api/hand/start", { ...turn, ...(trump ? { trump } : {}) });
       if (r) $("hand-trump").value = "";
       return r;
+    }
+    case "take-found": {  // the players say the table the camera sees is right, though it disagrees
+      const ask = state.found_check;
+      return ask ? post("/api/turn/found", { ...turn, camera: ask.camera }) : null;
     }
     case "undo-hand": return confirm(undoWords(state)) ? post("/api/tally/undo") : null;
     case "undo-turn": return g.undo_turn && confirm(undoTurnWords(g)) ? post("/api/turn/undo", { ...turn }) : null;
