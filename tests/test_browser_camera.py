@@ -55,7 +55,8 @@ def test_a_camera_gone_out_is_shown_at_once_with_no_set_and_its_last_picture_dim
         page.wait_for_timeout(1500)  # an idle page: nothing else changes from here
         live.camera_ok, live.camera_error = False, "camera 0 stopped sending frames"
         page.locator("#camera-banner").wait_for(timeout=1500)  # pushed at once, not with the next change
-        assert "camera 0 stopped sending frames" in text(page, "#camera-banner")
+        assert text(page, "#camera-banner").startswith("No camera sees the table.")
+        assert page.locator("#camera-why").text_content() == "Camera 0 stopped sending frames."  # under "details"
         assert text(page, "#camera-status") == "no camera"
         assert page.locator("#sets .set").count() == 0 and page.locator("#table-status").is_hidden()
         assert "No camera sees the table" in text(page, "#sets")
