@@ -1525,3 +1525,24 @@ def test_the_hint_shows_only_on_the_phone_that_typed_the_rack(browser, server, t
         current_is(page, "Ben")
         page.locator("#hint-result >> text=Type the rack to get a hint.").wait_for()
         assert page.locator("#hint-result .tile").count() == 0
+
+
+def test_a_hint_rack_typed_while_another_phone_ends_the_turn_is_kept_by_nobody(browser, server, tmp_path):
+    """Ann types her rack; before she saves it another phone ends her turn and the box's label becomes
+    "Rack of Ben". Her tiles must not be saved as Ben's: the box is emptied and says why, and a press made
+    anyway (a stale page) is refused by the turn it carries."""
+    url, port, live, clock = server
+    live.set_table("R3 R4 R5")
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    call(port, "/api/settings", {"hint": True})
+    ann = phone(browser, url)
+    current_is(ann, "Ann")
+    ann.fill("#hint-rack", "K10 K11 K12 B2")
+    clock.advance(PRESS_GUARD_S)
+    call(port, "/api/turn/end", {})  # on another phone: Ann draws
+    current_is(ann, "Ben")
+    ann.locator("#hint-note >> text=Ann's turn ended before the rack was used, so it was not kept.").wait_for()
+    assert ann.input_value("#hint-rack") == ""
+    assert ann.locator("#hint-player").inner_text() == "Ben"
+    assert not any(p["rack_typed"] for p in call(port, "/api/state")["game"]["players"])
+    save(ann, tmp_path, "phone-hint-turn-over.png")

@@ -159,3 +159,15 @@ def test_a_refusal_never_names_a_tile_left_on_the_typed_rack(app, client, live):
     assert state(ben)["preview"]["groups"][0]["code"] == "box_exceeded"
     verdict = ben.post("/api/turn/end").get_json()["verdict"]
     assert verdict["legal"] is False and "R4" not in str(verdict["groups"]) + str(verdict["problems"])
+
+
+def test_a_rack_typed_in_a_turn_that_has_ended_is_refused_not_given_to_the_next_player(app, game, clock):
+    """The page sends the turn the typing began in: Ann's tiles, typed while her turn was on and saved after
+    another phone ended it, must not become Ben's typed rack."""
+    turn = state(game)["game"]["turn"]["id"]
+    end_turn(game, clock)
+    res = game.post("/api/rack", json={"player": "Ben", "rack": RACK, "turn": turn})
+    assert res.status_code == 409
+    assert res.get_json()["message"].startswith("Ann's turn already ended; it is Ben's turn now")
+    ben = next(p for p in state(game)["game"]["players"] if p["name"] == "Ben")
+    assert not ben["rack_typed"]

@@ -471,13 +471,15 @@ def restore_dismiss():
 
 @bp.post("/rack")
 def set_rack():
-    """A player's own rack, typed in, for hints: ``{"player": name, "rack": "R5 R6 J"}``.  Answers
-    ``hint_key``, the private key to that rack's hint (``GET /api/hint``), to this phone alone: the state
-    every phone gets never shows the hint (null: the rack was cleared)."""
+    """A player's own rack, typed in, for hints: ``{"player": name, "rack": "R5 R6 J", "turn": "1.1.4"}``.
+    Answers ``hint_key``, the private key to that rack's hint (``GET /api/hint``), to this phone alone: the
+    state every phone gets never shows the hint (null: the rack was cleared).  ``turn``, the turn the
+    typing began in, is refused (409) once that turn has ended: the page's "Rack of ..." follows the turn,
+    and a rack typed for Ann must not be saved as Ben's."""
     data = body()
     c = companion()
     player = field(data, "player", str, required=True)
-    key = c.session.set_rack(player, field(data, "rack", str, ""))
+    key = c.session.set_rack(player, field(data, "rack", str, ""), turn=field(data, "turn", str))
     return jsonify(player=player, hint_key=key, state=c.state_json())
 
 

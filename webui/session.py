@@ -595,10 +595,12 @@ class GameSession:
             if g.restore is not None:
                 self._commit(table_restored(g, self.now()))
 
-    def set_rack(self, name: str, codes: str | None) -> str | None:
+    def set_rack(self, name: str, codes: str | None, *, turn: str | None = None) -> str | None:
         """A player's own rack, typed in for hints and the turn check.  Returns the private key to that
-        player's hint (webui.hint_keys: only the phone that typed the rack sees it), None for a rack cleared."""
+        player's hint (webui.hint_keys: only the phone that typed the rack sees it), None for a rack cleared.
+        ``turn``: the turn it was typed in, refused (:class:`Conflict`) once over."""
         with self._lock:
+            self._check_turn(turn)
             self._commit(set_rack(self._playing(), name, rack_arg(codes, name)))
             if self.game.seats[self.game.seat_of(name)].rack is None:
                 self.hint_keys.drop(name)

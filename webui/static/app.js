@@ -1101,7 +1101,24 @@ function keepHintKey(mine) {
   else sessionStorage.removeItem(HINT_KEY);
 }
 
+// whose rack the hint box is being typed for, and in which turn: the label follows the turn, the typing
+// must not (a rack typed for Ann and saved after her turn ended would become Ben's)
+let hintTyping = null;
+$("hint-rack").addEventListener("input", () => {
+  const g = (state && state.game) || {};
+  $("hint-note").hidden = true;
+  if (!$("hint-rack").value) hintTyping = null;
+  else if (!hintTyping) hintTyping = { player: g.current, turn: g.turn && g.turn.id };
+});
+
 function renderHint(s) {
+  const g = s.game || {};
+  if (hintTyping && (hintTyping.player !== g.current || hintTyping.turn !== (g.turn && g.turn.id))) {
+    $("hint-rack").value = "";  // typed for a turn that is over: kept by nobody, said so
+    $("hint-note").textContent = `${hintTyping.player}'s turn ended before the rack was used, so it was not kept.`;
+    $("hint-note").hidden = false;
+    hintTyping = null;
+  }
   const on = !!(s.game && s.game.hint);
   $("hint-card").hidden = (s.game || {}).status === "finished";  // no turn left to hint at
   $("hint-toggle").checked = on;
@@ -1267,8 +1284,10 @@ async function press(action, target) {
     case "restored": return post("/api/restore/dismiss");
     case "save-rack": {
       const rack = $("hint-rack").value;
+      const typed = hintTyping || { player: g.current, turn: g.turn && g.turn.id };
       $("hint-rack").value = "";  // typed for the hint, never shown back on the shared screen
-      const r = await post("/api/rack", { player: g.current, rack });
+      hintTyping = null;
+      const r = await post("/api/rack", { player: typed.player, rack, ...(typed.turn ? { turn: typed.turn } : {}) });
       if (r) { keepHintKey(r.hint_key ? { key: r.hint_key, player: r.player } : null); renderHint(state); }
       return r;
     }
