@@ -107,7 +107,7 @@ def test_sabra_has_no_draw_to_take_back(client):
 def test_start_hand_says_which_trump_the_new_hand_turned(client, live, clock, tmp_path):
     scored_first_hand(client, live, rules="american", trump="R7")
     g = state(client)["game"]
-    assert g["status"] == "dealing" and g["has_trump"]
+    assert g["status"] == "dealing" and g["has_trump"] and g["has_discards"]
     assert g["trump"] is None and g["trump_up"]  # hand 1's R7 was shuffled in; hand 2's is not said yet
     live.set_table("")  # the old hand's tiles are collected for the deal
     bad = client.post("/api/hand/start", json={"trump": "R14"})
@@ -133,7 +133,7 @@ def test_a_trump_may_be_left_unsaid_and_only_games_with_one_take_it(client, live
     live.set_table("")  # the old hand's tiles are collected for the deal
     assert client.post("/api/hand/start", json={"trump": "  "}).get_json()["game"]["trump"] is None
     scored_first_hand(client, live, ["Cy", "Di"], rules="sabra")
-    assert not state(client)["game"]["has_trump"]
+    assert not state(client)["game"]["has_trump"] and not state(client)["game"]["has_discards"]
     res = client.post("/api/hand/start", json={"trump": "R7"})
     assert res.status_code == 400 and res.get_json()["message"] == "a Sabra hand has no trump tile"
     assert client.post("/api/hand/start", json={"trump": 7}).status_code == 400  # not a code at all

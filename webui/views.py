@@ -222,6 +222,7 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
         "trump": game.trump.code if game.trump else None,
         "trump_up": game.trump_up,
         "has_trump": game.options.flow.trump,  # a trump tile lies face up each hand (American, International)
+        "has_discards": game.options.flow.draw_then_discard,  # each turn draws, then discards
         "last": None if last is None else {"player": last.player, "action": last.action, "note": last.note,
                                            "penalty": last.penalty, "verdict": last_verdict(last),
                                            "discard": last.discard.code if last.discard else None,

@@ -1313,7 +1313,8 @@ function undoTurnWords(g) {
   const u = g.undo_turn;
   const said = lastWords(g.last).map((x) => (typeof x === "string" ? x : g.last.discard)).join(" ");
   return `Undo ${u.player}'s turn (turn ${u.number})? ${said}. It becomes ${u.player}'s turn again, as it was ` +
-    "before it ended: the rack counts, the pool, the discards, who has melded and the clock go back with it. " +
+    `before it ended: the rack counts, the pool, ${g.has_discards ? "the discards, " : ""}who has melded and the ` +
+    "clock go back with it. " +
     "The turn log keeps it, marked taken back.";
 }
 
