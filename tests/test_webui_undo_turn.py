@@ -40,7 +40,13 @@ def test_a_wrong_answer_is_taken_back_and_the_log_keeps_it_marked(no_camera, clo
     assert back["clock"]["elapsed"] == 20 and back["clock"]["running"]  # the time it had left, running on
     again = undo(client, turn=g["turn"]["id"])  # a second tap, another phone
     assert again.status_code == 409
-    assert again.get_json()["message"].startswith("that Undo was for another turn (taken back already, or played on)")
+    assert again.get_json()["message"] == ("Ann's turn was already taken back (on another phone or a moment ago): "
+                                           "it is Ann's turn again")
+    late = client.post("/api/pass", json={"turn": g["turn"]["id"]})  # a phone that still showed Ben's turn
+    assert late.status_code == 409
+    assert late.get_json()["message"] == ("Ann's turn was taken back (Undo last turn, on another phone or a moment "
+                                          "ago), so the turn after it is no longer on; it is Ann's turn now "
+                                          "(hand 1, turn 1)")
     drew = client.post("/api/turn/end", json={"turn": back["turn"]["id"]})  # the right answer: Drew a tile
     assert drew.status_code == 200 and drew.get_json()["state"]["game"]["players"][0]["rack_count"] == 15
     log = client.get("/api/turns").get_json()

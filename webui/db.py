@@ -354,6 +354,12 @@ class Store:
                           "ORDER BY id DESC LIMIT 1", (game_id, hand, number))
         return rows[0]["player"] if rows else None
 
+    def turn_undone(self, game_id: int, hand: int, number: int) -> bool:
+        """Was turn ``number`` of hand ``hand`` last logged as taken back by Undo last turn (taken_back 2)?"""
+        rows = self._read("SELECT taken_back FROM turns WHERE game_id = ? AND hand = ? AND number = ? "
+                          "ORDER BY id DESC LIMIT 1", (game_id, hand, number))
+        return bool(rows) and rows[0]["taken_back"] == TURN_UNDONE
+
     def turns(self, game_id: int, limit: int | None = None) -> list[dict]:
         sql = "SELECT * FROM turns WHERE game_id = ? ORDER BY id DESC"
         params: tuple = (game_id,)

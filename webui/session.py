@@ -56,6 +56,10 @@ class Conflict(SessionError):
     """A press for something already done (a turn that has ended, a game just started): a 409."""
 
 
+class TakenBack(Conflict):
+    """A press for the turn after one that Undo last turn took back: that turn is no longer on."""
+
+
 class StorageError(RuntimeError):
     """The database refused the write: the game stays as it was before the action."""
 
@@ -286,6 +290,9 @@ class GameSession:
                            f"is {', '.join(g.names)}: it is {g.current.name}'s turn")
         now = f"it is {g.current.name}'s turn now (hand {g.hand}, turn {g.turn.number})"
         if (hand, number) > (g.hand, g.turn.number):
+            if (hand, number) == (g.hand, g.turn.number + 1) and self.store.turn_undone(self.game_id, hand, number - 1):
+                raise TakenBack(f"{g.current.name}'s turn was taken back (Undo last turn, on another phone or a "
+                                f"moment ago), so the turn after it is no longer on; {now}")
             raise Conflict(f"turn {number} of hand {hand} has not started; {now}")
         who = self.store.turn_player(self.game_id, hand, number)
         raise Conflict(f"{who}'s turn already ended; {now}" if who
@@ -506,6 +513,10 @@ class GameSession:
         with self._lock:
             try:
                 self._check_turn(turn)
+            except TakenBack:
+                g = self.game
+                raise Conflict(f"{g.current.name}'s turn was already taken back (on another phone or a moment "
+                               f"ago): it is {g.current.name}'s turn again") from None
             except Conflict as exc:
                 raise Conflict(f"that Undo was for another turn (taken back already, or played on): {exc}") from None
             g = self.game
