@@ -128,7 +128,7 @@ def test_a_lost_camera_and_a_time_out_in_players_words(browser, server, tmp_path
     live.set_table("")
     page.locator("#camera-banner").wait_for()
     text = page.locator("#camera-banner").inner_text()
-    assert text.startswith("The camera has stopped sending pictures.") and text.endswith("details")
+    assert text.startswith("The camera sends no pictures (it stopped, or never started).") and text.endswith("details")
     assert "/srv" not in text and "retrying" not in text
     page.click("#camera-details summary")
     assert page.locator("#camera-why").inner_text() == "The video /srv/club/table.mp4 is gone."

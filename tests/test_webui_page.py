@@ -119,8 +119,8 @@ def test_a_lost_camera_is_said_in_players_words_the_path_folded_away(client, liv
     live.camera_ok, live.camera_error = False, "the video /srv/club/table.mp4 is gone; retrying in 2.0 s"
     live.set_table("")
     notice = client.get("/api/state").get_json()["camera"]["notice"]
-    assert notice["text"] == ("The camera has stopped sending pictures. The companion keeps trying it, and this "
-                              "notice goes by itself once pictures come again. The game goes on without it: End "
+    assert notice["text"] == ("The camera sends no pictures (it stopped, or never started). The companion "
+                              "keeps trying it, and this notice goes by itself once pictures come again. The game goes on without it: End "
                               "turn asks what each turn did, and the racks are typed at the count.")
     assert notice["details"] == "The video /srv/club/table.mp4 is gone."  # no "retrying in 2.0 s" that never moves
     live.camera_error = "no images (.bmp, .jpeg, .jpg, .png, .tif, .tiff, .webp) in /srv/club/photos"

@@ -120,8 +120,8 @@ def camera_notice(ok: bool, error: str | None, took_over: bool = False) -> dict 
                            "with the camera named: rummikub-companion serve --source 0 (the first webcam)."}
     reason = RETRYING.sub("", error or "").strip().rstrip(".")
     if RETRYING.search(error or ""):
-        head = ("The camera has stopped sending pictures. The companion keeps trying it, and this notice "
-                "goes by itself once pictures come again.")
+        head = ("The camera sends no pictures (it stopped, or never started). The companion keeps trying it, "
+                "and this notice goes by itself once pictures come again.")
     elif reason.startswith("cannot open"):
         head = "No camera sees the table: the camera could not be opened."
     elif reason.endswith("has ended"):
