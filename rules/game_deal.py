@@ -25,13 +25,13 @@ class TableNotClear(GameError):
     empty table, and every tile on it would count as placed by the first player (a false NOT LEGAL, and a
     time-out's penalty).  Asked, not refused outright: the camera may see something that is no tile."""
 
-    def __init__(self, tiles: int) -> None:
+    def __init__(self, tiles: int, what: str = "hand") -> None:
         self.tiles = tiles
         n = f"{tiles} tile{'s' if tiles != 1 else ''}"
-        self.question = (f"The camera still sees {n} on the table. A hand starts from an empty table: clear it "
-                         f"first. Start the hand anyway, taking those {n} as lying there before it (they count "
+        self.question = (f"The camera still sees {n} on the table. A {what} starts from an empty table: clear it "
+                         f"first. Start the {what} anyway, taking those {n} as lying there before it (they count "
                          "for nobody)?")
-        super().__init__(f"clear the table first: the camera still sees {n} on it, and a hand starts from an "
+        super().__init__(f"clear the table first: the camera still sees {n} on it, and a {what} starts from an "
                          "empty table (tiles left there would count as placed by the first player)")
 
     @property

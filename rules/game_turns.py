@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from rules.game_clock import TurnClock
-from rules.game_deal import NOT_STARTED
+from rules.game_deal import NOT_STARTED, TableNotClear
 from rules.game_length import with_length
 from rules.game_state import (
     RACK_SIZE, Action, CountDoubt, Drawn, DrawSource, Game, GameError, LastTurn, Restore, Seat, Status, Step,
@@ -77,11 +77,15 @@ def deal(options: RuleOptions, names: tuple[str, ...], starter: int) -> tuple[tu
 
 
 def start_game(names: list[str], options: RuleOptions, now: float, *, first: int = 0,
-               trump: Tile | None = None, table: Table = ()) -> Game:
-    """Seat the players (clockwise round the table) and start the first hand."""
+               trump: Tile | None = None, table: Table = (), table_checked: bool = True) -> Game:
+    """Seat the players (clockwise round the table) and start the first hand.  ``table``: what the camera
+    sees; with ``table_checked`` False tiles there are asked about (:class:`~rules.game_deal.TableNotClear`)
+    as at Start hand, else they are the table the first turn starts from."""
     names_ = check_players(names, options)
     if not 0 <= first < len(names_):
         raise GameError(f"first player {first} is not a seat (0-{len(names_) - 1})")
+    if table_of(table) and not table_checked:
+        raise TableNotClear(len(table_tiles(table_of(table))), "game")
     seats, pool = deal(options, names_, first)
     if not options.flow.trump:
         trump = None  # Sabra has no trump tile

@@ -134,3 +134,25 @@ def test_start_hand_with_the_last_hand_s_tiles_on_the_table_on_a_phone(browser, 
         current_is(page, "Ben")
         page.locator("#dealing").wait_for(state="hidden")
         assert call(port, "/api/state")["game"]["turn"]["table_before"] == ""
+
+
+def test_new_game_with_tiles_on_the_table_asks_first_on_a_phone(browser, tmp_path):
+    """New game, as Start hand, starts from an empty table: the form asks while the camera sees tiles, and
+    No leaves the table without a game; Yes starts it with those tiles lying there before the first turn."""
+    for url, port, live, clock in served(tmp_path, FakeLive("R10 R11 R12")):
+        page = phone(browser, url)
+        page.goto(url + "/new")
+        page.fill("textarea[name=players]", "Ann\nBen")
+        asked = []
+        page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+        page.click("button:has-text('Start the game')")
+        page.locator("#form-error").wait_for()
+        assert asked[0].startswith("The camera still sees 3 tiles on the table. A game starts from an empty "
+                                   "table: clear it first. Start the game anyway")
+        assert "clear the table first" in text(page, "#form-error")
+        assert call(port, "/api/state")["game"]["status"] == "none"
+        page.once("dialog", lambda d: d.accept())
+        page.click("button:has-text('Start the game')")
+        page.wait_for_url(url + "/")
+        current_is(page, "Ann")
+        assert call(port, "/api/state")["game"]["turn"]["table_before"] == "R10 R11 R12"

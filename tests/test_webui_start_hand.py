@@ -59,3 +59,17 @@ def test_a_new_game_or_a_hand_is_not_started_on_a_table_not_read_yet(client, liv
     assert res.status_code == 400 and "the camera has not read the table yet" in res.get_json()["message"]
     live.first_reading()
     start(client, ["Ann", "Ben"])
+
+
+def test_new_game_asked_to_check_the_table_asks_while_tiles_lie_there(client, live):
+    """The page's New game sends table_checked false: tiles the camera sees are asked about as at Start
+    hand; a client that does not ask (the API's default) starts from them, as before."""
+    live.set_table("R10 R11 R12")
+    res = client.post("/api/game", json={"players": ["Ann", "Ben"], "table_checked": False})
+    body = res.get_json()
+    assert res.status_code == 400 and body["message"].startswith("clear the table first: the camera still sees "
+                                                                 "3 tiles on it, and a game starts")
+    assert body["ask"]["send"] == {"table_checked": True}
+    assert state(client)["game"]["status"] == "none"
+    res = client.post("/api/game", json={"players": ["Ann", "Ben"], "table_checked": True})
+    assert res.status_code == 201 and res.get_json()["game"]["turn"]["table_before"] == "R10 R11 R12"

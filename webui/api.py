@@ -67,7 +67,10 @@ def state():
 
 @bp.post("/game")
 def start_game():
-    """Start a new game: players in seating order (clockwise), the rules, who starts."""
+    """Start a new game: players in seating order (clockwise), the rules, who starts.  With
+    ``"table_checked": false`` (the page's New game sends it) tiles the camera still sees are asked about
+    (400 with ``ask``), as at Start hand; otherwise, and once the players say so, the first turn starts
+    from them."""
     data = body()
     players = field(data, "players", list, required=True)
     if not all(isinstance(p, str) for p in players):
@@ -78,6 +81,7 @@ def start_game():
     c.session.start_game(
         players, first=field(data, "first", int, 0), trump=field(data, "trump", str),
         table=c.table_now(ts), picture=c.picture(ts), options=options, once=True,
+        table_checked=field(data, "table_checked", bool, True),
     )
     return jsonify(c.state_json()), 201
 

@@ -388,12 +388,13 @@ class GameSession:
     # games ------------------------------------------------------------------------
     def start_game(self, names: list[str], *, first: int = 0, trump: str | None = None, table: Table = (),
                    picture: bytes | None = None, options: RuleOptions | None = None, remember: bool = True,
-                   once: bool = False) -> None:
+                   once: bool = False, table_checked: bool = True) -> None:
         """Seat the players (listed clockwise round the table) and start the first hand.
 
         ``options`` become the rules for later games too unless ``remember`` is False (the recorded demo's).
         ``once``: refuse (:class:`Conflict`) the same new game asked for again within ``SAME_START_S``
-        while the one just started is untouched (a double press of "Start the game").
+        while the one just started is untouched (a double press of "Start the game").  ``table_checked``
+        False: tiles the camera sees are asked about first (rules.game_deal.TableNotClear).
         """
         with self._lock:
             opts = options or self.options
@@ -404,7 +405,7 @@ class GameSession:
                     raise Conflict(f"this game of {', '.join(map(str, names))} was started a moment ago "
                                    "(Start the game pressed twice?): it is on the table")
             game = start_game(names, opts, self.now(), first=int(first), trump=trump_arg(trump),
-                              table=table_of(table))
+                              table=table_of(table), table_checked=table_checked)
             self._leave()
             self.hint_keys.clear()
             try:

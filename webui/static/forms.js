@@ -148,6 +148,8 @@ async function submit(form) {
   }
   // a new game in place of the one on the table: that game is kept, and the question says where
   if (form.dataset.confirm && !confirm(form.dataset.confirm)) return false;
+  // a new game starts from an empty table: tiles the camera still sees are asked about, as at Start hand
+  if (form.id === "new-game") body.table_checked = false;
   let reply;
   try {
     reply = await send(form.dataset.json, body);
@@ -155,6 +157,10 @@ async function submit(form) {
     if (reply.res.status === 409 && reply.data.ask) {
       if (!confirm(reply.data.ask)) return false;
       reply = await send(form.dataset.json, { ...body, confirm: true });
+    }
+    if (reply.res.status === 400 && reply.data.ask && reply.data.ask.question) {  // tiles left on the table
+      if (!confirm(reply.data.ask.question)) { formError(reply.data.message); return false; }
+      reply = await send(form.dataset.json, { ...body, ...reply.data.ask.send });
     }
   } catch (err) { formError("The companion is not answering: is the server running?"); return false; }
   if (!reply.res.ok) { formError(reply.data.message || `not saved (${reply.res.status})`); return false; }
