@@ -290,7 +290,7 @@ class Companion:
 
     # output -------------------------------------------------------------------
     def _preview(self, table: Table, sets: list[dict]) -> dict | None:
-        """The verdict the turn would get now, so a player fixing an illegal table sees his progress
+        """The verdict the turn would get now, so a player fixing an illegal table sees their progress
         (UNSURE where it rests only on sets whose verdict hangs on a doubtful tile)."""
         g = self.session.game
         if g is None or g.status is not Status.PLAYING:
