@@ -690,12 +690,7 @@ def test_a_camera_back_mid_game_and_a_forgotten_trump_on_a_phone(browser, server
     live.camera_ok, live.camera_error = False, "camera 0 stopped sending frames"
     live.set_table("")
     page.locator("#camera-banner").wait_for()
-    page.click("#end-turn")
-    page.locator("#unseen").wait_for()
-    page.click("#unseen [data-step='1']")
-    page.click("#unseen [data-step='1']")
-    page.click("#unseen-played")
-    current_is(page, "Ben")
+    say_played(page, 3, "Ben")
     live.camera_ok, live.camera_error = True, None
     live.set_table("R10 R11 R12")  # Ann's run, as the camera now sees it
     page.wait_for_function("document.getElementById('table-found').textContent.includes('once the table holds still')")
@@ -787,12 +782,7 @@ def test_a_wrong_answer_is_undone_on_a_phone(browser, no_camera_server, tmp_path
     page.goto(url + "/")
     current_is(page, "Ann")
     assert page.locator("#undo-turn").is_hidden()  # no turn has ended
-    page.click("#end-turn")
-    page.locator("#unseen").wait_for()
-    page.click("#unseen [data-step='1']")
-    page.click("#unseen [data-step='1']")
-    page.click("#unseen-played")
-    current_is(page, "Ben")
+    say_played(page, 3, "Ben")
     page.locator("#undo-turn").wait_for()
     assert page.locator("#undo-turn").inner_text() == "Undo last turn"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -1130,6 +1120,16 @@ def test_new_game_asks_before_it_replaces_the_game_in_play_on_a_phone(browser, s
 # a club evening on three phones with no camera: refusals that stay readable, a rack typed while the server was
 # down, presses that throw work away asking first, a count and a game over that say what a table no camera
 # sees can know
+
+
+def say_played(page, tiles: int, next_player: str) -> None:
+    """End turn with no camera, answered "Played tiles: ``tiles``" (the count starts at 1); the turn passes."""
+    page.click("#end-turn")
+    page.locator("#unseen").wait_for()
+    for _ in range(tiles - 1):
+        page.click("#unseen [data-step='1']")
+    page.click("#unseen-played")
+    current_is(page, next_player)
 
 
 def phone(browser, url: str):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_browser import current_is, phone, save, served
+from test_browser import current_is, phone, save, say_played, served
 from test_webui_db import call
 from webui_fakes import FakeLive
 
@@ -80,12 +80,7 @@ def test_a_table_found_that_disagrees_is_asked_about_on_a_phone(browser, tmp_pat
         live.camera_ok, live.camera_error = False, "camera 0 stopped sending frames"
         page = phone(browser, url)
         page.locator("#camera-banner").wait_for()
-        page.click("#end-turn")
-        page.locator("#unseen").wait_for()
-        page.click("#unseen [data-step='1']")
-        page.click("#unseen [data-step='1']")
-        page.click("#unseen-played")  # "Played tiles: 3"
-        current_is(page, "Ben")
+        say_played(page, 3, "Ben")
         live.set_table("R10 R11 R12 | K5 K6 K7 K8 | O1 O2 O3 O4 O5 O6 O7 O8 O9 O10")  # 17 tiles
         live.camera_ok, live.camera_error = True, None
         page.wait_for_function("document.getElementById('table-found-text').textContent.includes('once the table "
