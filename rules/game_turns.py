@@ -84,13 +84,14 @@ def start_game(names: list[str], options: RuleOptions, now: float, *, first: int
     names_ = check_players(names, options)
     if not 0 <= first < len(names_):
         raise GameError(f"first player {first} is not a seat (0-{len(names_) - 1})")
-    if table_of(table) and not table_checked:
-        raise TableNotClear(len(table_tiles(table_of(table))), "game")
+    table = table_of(table)
+    if table and not table_checked:
+        raise TableNotClear(len(table_tiles(table)), "game")
     seats, pool = deal(options, names_, first)
     if not options.flow.trump:
         trump = None  # Sabra has no trump tile
     return Game(options=options, seats=seats, status=Status.PLAYING, hand=1, starter=first, trump=trump,
-                pool=pool, turn=open_turn(options, first, 1, table_of(table), now), trump_up=options.flow.trump)
+                pool=pool, turn=open_turn(options, first, 1, table, now), trump_up=options.flow.trump)
 
 
 def require(game: Game | None, status: Status = Status.PLAYING) -> Game:

@@ -348,17 +348,21 @@ class Store:
             })
         return out
 
+    def _last_logged(self, game_id: int, hand: int, number: int):
+        """The log's latest row for turn ``number`` of hand ``hand`` (None: no such turn)."""
+        rows = self._read("SELECT player, taken_back FROM turns WHERE game_id = ? AND hand = ? AND number = ? "
+                          "ORDER BY id DESC LIMIT 1", (game_id, hand, number))
+        return rows[0] if rows else None
+
     def turn_player(self, game_id: int, hand: int, number: int) -> str | None:
         """Who played turn ``number`` of hand ``hand`` (None when the log has no such turn)."""
-        rows = self._read("SELECT player FROM turns WHERE game_id = ? AND hand = ? AND number = ? "
-                          "ORDER BY id DESC LIMIT 1", (game_id, hand, number))
-        return rows[0]["player"] if rows else None
+        row = self._last_logged(game_id, hand, number)
+        return row["player"] if row else None
 
     def turn_undone(self, game_id: int, hand: int, number: int) -> bool:
         """Was turn ``number`` of hand ``hand`` last logged as taken back by Undo last turn (taken_back 2)?"""
-        rows = self._read("SELECT taken_back FROM turns WHERE game_id = ? AND hand = ? AND number = ? "
-                          "ORDER BY id DESC LIMIT 1", (game_id, hand, number))
-        return bool(rows) and rows[0]["taken_back"] == TURN_UNDONE
+        row = self._last_logged(game_id, hand, number)
+        return row is not None and row["taken_back"] == TURN_UNDONE
 
     def turns(self, game_id: int, limit: int | None = None) -> list[dict]:
         sql = "SELECT * FROM turns WHERE game_id = ? ORDER BY id DESC"
