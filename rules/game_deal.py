@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from rules.game_clock import TurnClock
 from rules.game_state import DrawSource, Game, GameError, Status, Table, table_of, table_tiles
-from rules.tiles import Tile
+from rules.tiles import Tile, tile_count
 
 NOT_STARTED = "the next hand has not started: press Start hand once the tiles are dealt"
 
@@ -27,7 +27,7 @@ class TableNotClear(GameError):
 
     def __init__(self, tiles: int, what: str = "hand") -> None:
         self.tiles = tiles
-        n = f"{tiles} tile{'s' if tiles != 1 else ''}"
+        n = tile_count(tiles)
         self.question = (f"The camera still sees {n} on the table. A {what} starts from an empty table: clear it "
                          f"first. Start the {what} anyway, taking those {n} as lying there before it (they count "
                          "for nobody)?")

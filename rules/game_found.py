@@ -21,7 +21,7 @@ from rules.game_state import (
     Action, Game, GameError, Status, Table, TurnRecord, Verdict, same_table, table_of, table_tiles, tiles_added,
 )
 from rules.problems import Problem
-from rules.tiles import RuleError, Tile, format_tiles
+from rules.tiles import RuleError, Tile, format_tiles, tile_count
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class FoundCheck:
     @property
     def question(self) -> str:
         n = len(self.found)
-        return (f"The camera is back and sees {_tiles(n)} beyond the table the game knew, but "
+        return (f"The camera is back and sees {tile_count(n)} beyond the table the game knew, but "
                 f"{'; '.join(self.doubts)}. Take the table it sees as where {self.player}'s turn started? "
                 "(Or put the table right, or let the camera see it better: a table that agrees is taken by itself.)")
 
@@ -49,10 +49,6 @@ class FoundDoubt(GameError):
     def __init__(self, check: FoundCheck) -> None:
         self.check = check
         super().__init__(check.question)
-
-
-def _tiles(n: int) -> str:
-    return f"{n} tile{'s' if n != 1 else ''}"
 
 
 def _are(tiles) -> str:
@@ -77,7 +73,7 @@ def check_found(game: Game | None, table: Table) -> FoundCheck | None:
     if turn.said is not None and len(found) != turn.said:
         more = (f" (tiles {game.current.name} laid this turn before it came back would be among them)"
                 if len(found) > turn.said else "")
-        doubts.append(f"the players said {_tiles(turn.said)} {'was' if turn.said == 1 else 'were'} placed "
+        doubts.append(f"the players said {tile_count(turn.said)} {'was' if turn.said == 1 else 'were'} placed "
                       f"while no camera saw{more}")
     gone = tiles_added(table, turn.table_before)
     if gone:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rules.game_state import CountDoubt, Game, table_tiles
+from rules.tiles import tile_count
 
 AGAIN = "read again or type the rack"
 
@@ -44,7 +45,7 @@ def read_doubt(game: Game, name: str) -> str | None:
     doubts = []
     held = game.seats[i].rack_count
     if len(rack) != held:
-        doubts.append(f"the camera read {len(rack)} tile{'s' if len(rack) != 1 else ''}; {name} should hold {held}")
+        doubts.append(f"the camera read {tile_count(len(rack))}; {name} should hold {held}")
     for other, theirs, was_read in zip(game.seats, tally.racks, tally.read):
         if other.name != name and was_read and Counter(theirs) == Counter(rack):
             doubts.append(f"it read the very tiles it read for {other.name}'s rack (was {name}'s rack in view?)")

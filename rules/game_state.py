@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 from rules.game_clock import TurnClock
 from rules.options import RuleOptions
 from rules.problems import Problem
-from rules.tiles import Tile
+from rules.tiles import Tile, tile_count
 
 Set_ = tuple[Tile, ...]
 Table = tuple[Set_, ...]
@@ -40,7 +40,7 @@ class StillHolds(GameError):
 
     def __init__(self, player: str, tiles: int) -> None:
         self.player, self.tiles = player, tiles
-        super().__init__(f"by the count {player} still holds {tiles} tile{'s' if tiles != 1 else ''}: "
+        super().__init__(f"by the count {player} still holds {tile_count(tiles)}: "
                          "if the count is wrong, call Rummikub! anyway")
 
     @property

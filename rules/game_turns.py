@@ -23,7 +23,7 @@ from rules.game_state import (
 from rules.names import clean_name, same_name_key
 from rules.options import RuleOptions
 from rules.problems import Problem
-from rules.tiles import RuleError, Tile, format_tiles
+from rules.tiles import RuleError, Tile, format_tiles, tile_count
 from rules.solver import Solution, solve, suggest_rearrangement
 from rules.turns import validate_turn
 
@@ -460,7 +460,7 @@ def end_turn_unseen(game: Game, now: float, placed: int | None = None, *, tiles:
         game = _discarded(game, seat_i, discard, game.turn.table_before)
     # accepted, not judged: the action and the note say so wherever the turn is shown
     verdict = Verdict(legal=True, changed=True, placed=tiles)
-    what = format_tiles(tiles) if tiles else f"{count} tile{'s' if count != 1 else ''}"
+    what = format_tiles(tiles) if tiles else tile_count(count)
     first = "" if me.has_melded or tiles or count_checked else \
         f"; a count cannot show a first meld's {game.options.initial_meld} points"
     note = f"placed {what} ({UNCHECKED}{first})"
@@ -479,7 +479,7 @@ def _first_meld_said(game: Game, me: Seat, count: int, tiles: tuple[Tile, ...], 
            f"Record the turn anyway ({me.name} had melded before)?")
     why = None
     if count < 3:
-        why = f"{count} tile{'s' if count != 1 else ''} cannot be one"
+        why = f"{tile_count(count)} cannot be one"
     elif tiles:
         rack = list(tiles) + ([discard] if discard is not None and game.options.flow.draw_then_discard else [])
         try:
@@ -505,7 +505,7 @@ def _said_placed(game: Game, me: Seat, placed: int | None, tiles: tuple[Tile, ..
     if placed < 1:
         raise GameError("no tile placed: End turn with the discard alone" if keep
                         else "no tile placed: that is a draw (Drew a tile)")
-    held = f"{me.name} holds {me.rack_count} tile{'s' if me.rack_count != 1 else ''}"
+    held = f"{me.name} holds {tile_count(me.rack_count)}"
     if placed > me.rack_count - keep:
         raise GameError(f"{held}{' and keeps one to discard' if keep else ''}: "
                         f"{placed} cannot have been placed")

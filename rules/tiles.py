@@ -143,6 +143,11 @@ def format_tiles(tiles: Iterable[Tile]) -> str:
     return " ".join(t.code for t in tiles)
 
 
+def tile_count(n: int) -> str:
+    """"1 tile", "3 tiles": a number of tiles in the players' words."""
+    return f"{n} tile{'s' if n != 1 else ''}"
+
+
 def format_table(sets: Iterable[Iterable[Tile]]) -> str:
     return " | ".join(format_tiles(s) for s in sets)
 

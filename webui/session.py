@@ -33,7 +33,7 @@ from rules.game_undo import undo_turn
 from rules.international import hand_type as closed_type
 from rules.options import RuleOptions, find_variant, variant_name
 from rules.scoring import ScoreSheet
-from rules.tiles import Tile, format_table, format_tiles, parse_tiles
+from rules.tiles import Tile, format_table, format_tiles, parse_tiles, tile_count
 from webui.db import KEEP, Store, StoreError
 from webui.hint_keys import HintKeys
 from webui.rack_typing import RackTyping, TypingMarks
@@ -72,7 +72,7 @@ def turn_row(record: TurnRecord, *, seen: bool = True, discard: Tile | None = No
     tile the turn ended with, where the record does not name it."""
     v = record.verdict
     n = record.unchecked
-    placed = format_tiles(v.placed) or (f"{n} tile{'s' if n != 1 else ''}" if n else "")
+    placed = format_tiles(v.placed) or (tile_count(n) if n else "")
     discard = record.discard or discard
     return {
         "hand": record.hand, "number": record.number, "player": record.player,
