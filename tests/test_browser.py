@@ -1132,6 +1132,24 @@ def say_played(page, tiles: int, next_player: str) -> None:
     current_is(page, next_player)
 
 
+def lose_posts(page, path: str, delay_ms: int | None = None) -> None:
+    """This phone's POSTs to a URL holding ``path`` fail as over a lost connection (the page's fetch
+    rejects), or with ``delay_ms`` arrive that late; every other request goes through. Done in the page,
+    so the server and the browser's network stay untouched."""
+    page.evaluate("""([path, delay]) => {
+      const real = window.realFetch || (window.realFetch = window.fetch);
+      window.fetch = (url, opts = {}) => {
+        if (!String(url).includes(path) || (opts.method || "GET") !== "POST") return real(url, opts);
+        if (delay === null) return Promise.reject(new TypeError("Failed to fetch"));
+        return new Promise((done) => setTimeout(done, delay)).then(() => real(url, opts));
+      };
+    }""", [path, delay_ms])
+
+
+def posts_arrive_again(page) -> None:
+    page.evaluate("() => { if (window.realFetch) window.fetch = window.realFetch; }")
+
+
 def phone(browser, url: str):
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
     page.goto(url + "/")

@@ -14,7 +14,7 @@ if not Path("/usr/bin/chromium").exists():
                 allow_module_level=True)
 pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
 
-from test_browser import count_on_two_phones, save, served  # noqa: E402
+from test_browser import count_on_two_phones, lose_posts, posts_arrive_again, save, served  # noqa: E402
 from test_game_closed_preview import ROYAL  # noqa: E402
 from test_webui_db import call  # noqa: E402
 from webui_fakes import FakeLive  # noqa: E402
@@ -133,7 +133,7 @@ def test_a_rack_that_never_reached_the_companion_is_not_lost_without_a_word(brow
     """Ben's phone loses the companion as he types (its writes do not arrive, not even the word that he is
     typing): Cid's Confirm scores Ben's rack as saved, and Ben's phone says what the score used."""
     ben, cid = counting_three(server, browser, saved="R5")
-    ben.route("**/api/tally/**", lambda route: route.abort() if route.request.method == "POST" else route.continue_())
+    lose_posts(ben, "/api/tally/")
     ben.fill(BOX, "R5 K7")
     ben.locator("[data-unsaved=Ben]", has_text="not saved").wait_for()
     cid.click("text=Confirm and score")  # nothing said Ben was typing: no question
@@ -143,7 +143,7 @@ def test_a_rack_that_never_reached_the_companion_is_not_lost_without_a_word(brow
     notice.wait_for()
     assert notice.inner_text().startswith("Hand 1 was confirmed on another phone before your rack for Ben was saved; "
                                           "the score used R5 for Ben (typed here: R5 K7).")
-    ben.unroute("**/api/tally/**")
+    posts_arrive_again(ben)
     ben.wait_for_timeout(REFUSAL_S * 1000 + 500)  # longer than a refusal stays: this one stays until read
     assert notice.is_visible()
     ben.click("#refusal-close")
@@ -154,7 +154,7 @@ def test_back_to_the_game_elsewhere_says_what_typed_here_is_not_kept_and_ones_ow
         browser, server, tmp_path):
     url, port, live, clock = server
     ben, cid = counting_three(server, browser, saved="R5")
-    ben.route("**/api/tally/**", lambda route: route.abort() if route.request.method == "POST" else route.continue_())
+    lose_posts(ben, "/api/tally/")
     ben.fill(BOX, "R5 K7")
     ben.locator("[data-unsaved=Ben]", has_text="not saved").wait_for()
     cid.once("dialog", lambda d: d.accept())  # "Back to the game? This count is thrown away with ..."
@@ -164,7 +164,7 @@ def test_back_to_the_game_elsewhere_says_what_typed_here_is_not_kept_and_ones_ow
     assert ben.locator("#refusal-text").inner_text() == (
         "The count of hand 1 was left on another phone (Back to the game) before your rack for Ben (R5 K7) was "
         "saved: what was typed here is not kept.")
-    ben.unroute("**/api/tally/**")
+    posts_arrive_again(ben)
     ben.click("#refusal-close")
     clock.advance(2)  # not a late press for the turn
     call(port, "/api/rummikub", {"count_checked": True, "winner": "Ann"})
