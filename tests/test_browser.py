@@ -1549,6 +1549,28 @@ def test_the_hint_shows_only_on_the_phone_that_typed_the_rack(browser, server, t
         assert page.locator("#hint-result .tile").count() == 0
 
 
+def test_the_hint_switch_stays_as_tapped_while_its_save_is_on_its_way(browser, server, tmp_path):
+    """A state pushed between the tap and the save's answer (the camera saw the table change) still has
+    the hint off: the switch stays on, as tapped, and the hint follows once the save is answered."""
+    url, port, live, clock = server
+    live.set_table("R3 R4 R5")
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    lose_posts(page, "/api/settings", delay_ms=3000)
+    page.check("#hint-toggle")
+    live.set_table("R3 R4 R5 | K5 B5 O5")
+    page.locator("#sets .set").nth(1).wait_for()
+    assert call(port, "/api/state")["game"]["hint"] is False  # the save has not arrived yet
+    assert page.is_checked("#hint-toggle") and page.locator("#hint-body").is_visible()
+    page.locator("#hint-result >> text=Type the rack to get a hint.").wait_for()
+    assert call(port, "/api/state")["game"]["hint"] is True and page.is_checked("#hint-toggle")
+    posts_arrive_again(page)
+    page.uncheck("#hint-toggle")
+    page.locator("#hint-body").wait_for(state="hidden")
+    assert call(port, "/api/state")["game"]["hint"] is False
+
+
 def test_a_hint_rack_typed_while_another_phone_ends_the_turn_is_kept_by_nobody(browser, server, tmp_path):
     """Ann types her rack; before she saves it another phone ends her turn and the box's label becomes
     "Rack of Ben". Her tiles must not be saved as Ben's: the box is emptied and says why, and a press made

@@ -1111,6 +1111,8 @@ $("hint-rack").addEventListener("input", () => {
   else if (!hintTyping) hintTyping = { player: g.current, turn: g.turn && g.turn.id };
 });
 
+let hintTapped = null;  // the hint switch as tapped here, while its save is on its way
+
 function renderHint(s) {
   const g = s.game || {};
   if (hintTyping && (hintTyping.player !== g.current || hintTyping.turn !== (g.turn && g.turn.id))) {
@@ -1119,7 +1121,7 @@ function renderHint(s) {
     $("hint-note").hidden = false;
     hintTyping = null;
   }
-  const on = !!(s.game && s.game.hint);
+  const on = hintTapped ?? !!(s.game && s.game.hint);
   $("hint-card").hidden = (s.game || {}).status === "finished";  // no turn left to hint at
   $("hint-toggle").checked = on;
   $("hint-body").hidden = !on;
@@ -1412,7 +1414,12 @@ $("closed-hand").addEventListener("keydown", (e) => {  // Enter: done typing the
 });
 
 $("hint-toggle").addEventListener("change", async (e) => {
-  await post("/api/settings", { hint: e.target.checked });
+  hintTapped = e.target.checked;  // a state pushed before the save answers must not flip the switch back
+  try {
+    await post("/api/settings", { hint: hintTapped });
+  } finally {
+    hintTapped = null;
+  }
   poll();
 });
 
