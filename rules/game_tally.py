@@ -129,15 +129,17 @@ def _with_rack(game: Game, name: str, rack: tuple[Tile, ...] | None, read: bool)
     return replace(game, tally=replace(tally, racks=racks, read=reads))
 
 
-def read_rack(game: Game, name: str, table: Table) -> Game:
-    """The tiles the camera sees beyond the final table: the player's rack laid out in view.  Kept as
-    read even when the count says it cannot be right (the wrong number of tiles, a copy more than the
-    box holds): it is questioned instead (:func:`rules.game_reads.read_doubts`), and the confirm asks."""
+def read_rack(game: Game, name: str, table: Table, racks: Table = ()) -> Game:
+    """The tiles the camera sees beyond the final table: the player's rack laid out in view, or standing
+    on its rack turned to the camera (``racks``: the rack rows in view, which the table leaves out).
+    Kept as read even when the count says it cannot be right (the wrong number of tiles, a copy more
+    than the box holds): it is questioned instead (:func:`rules.game_reads.read_doubts`), and the
+    confirm asks."""
     require(game, Status.TALLY)
-    rack = tiles_added(game.tally.table, table)
+    rack = tiles_added(game.tally.table, tuple(table) + tuple(racks))
     if not rack:
-        raise GameError(f"no tiles in view beyond the final table: lay {name}'s rack out by the table, "
-                        "or type it")
+        raise GameError(f"no tiles in view beyond the final table: lay {name}'s rack out by the table or "
+                        "turn it to the camera, or type it")
     return _with_rack(game, name, rack, True)
 
 

@@ -46,6 +46,17 @@ def test_a_read_of_as_many_tiles_as_the_count_says_is_not_questioned():
     assert confirm_tally(g, 2.0).hands[-1].racks[1] == R(FOURTEEN)
 
 
+def test_a_rack_turned_to_the_camera_is_read_from_its_rack_rows_with_tiles_laid_flat_beside_it():
+    """The camera leaves rack rows out of the table (never judged as melds): Read takes them, as it takes
+    tiles laid flat beyond the final table; the final table's own tiles stay out."""
+    g = counting()
+    rows = T("K1 K2 K3 K4 K5 K6 K7 | K8 K9 K10 K11 K12 K13")
+    g = read_rack(g, "Ben", T(f"{FINAL} | B1"), rows)  # one tile fell off the rack onto the table
+    assert g.tally.racks[1] == R(FOURTEEN) and g.tally.read[1] and read_doubts(g) == {}
+    with pytest.raises(GameError, match="turn it to the camera"):
+        read_rack(counting(), "Ben", T(FINAL), ())
+
+
 def test_a_read_of_other_than_the_tiles_held_is_kept_but_questioned_and_the_confirm_asks():
     g = read(counting(), "Ben", "K1 K2 K3 K4 K5 K6 K7 K8 K9")  # a hand hid five tiles
     assert g.tally.racks[1] == R("K1 K2 K3 K4 K5 K6 K7 K8 K9") and g.tally.read[1]

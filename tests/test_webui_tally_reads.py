@@ -63,3 +63,14 @@ def test_a_third_copy_read_is_kept_and_questioned_instead_of_refused(client, liv
     res = client.post("/api/tally/rack", json={"player": "Ben", "rack": "K2 R5 R6"})  # typed right
     assert res.status_code == 200 and res.get_json()["state"]["game"]["tally"]["doubts"]["Ben"] is None
     assert client.post("/api/tally/confirm", json={}).status_code == 200
+
+
+def test_read_takes_a_rack_turned_to_the_camera(client, live):
+    """Ben turns his rack to the camera: its rows are rack rows, left out of the table the turns are judged
+    on, and Read takes them (it used to find "no tiles in view")."""
+    turn = ann_goes_out(client, live, ("Ann", "Ben"))["game"]["turn"]["id"]
+    live.set_table("K1 K2 K3 K4 K5 K6 K7 | K8 K9 K10 K11 K12 K13 B1", status=["rack", "rack"])
+    res = client.post("/api/tally/read", json={"player": "Ben", "turn": turn})
+    assert res.status_code == 200, res.get_json()
+    assert res.get_json()["rack"] == FOURTEEN and res.get_json()["doubt"] is None
+    assert state(client)["game"]["tally"]["racks"]["Ben"] == FOURTEEN

@@ -248,15 +248,16 @@ def rummikub():
 
 @bp.post("/tally/read")
 def tally_read():
-    """Read a player's rack from the tiles laid in view of the camera; it is entered in the count as a
-    typed one is (``turn``: as for /tally/rack).  A reading the count questions (the wrong number of
-    tiles, a copy more than the box holds) is kept, with the question in ``doubt`` (null: none), and the
-    confirm asks it (rules.game_reads)."""
+    """Read a player's rack from the tiles laid in view of the camera beyond the final table, or standing
+    on a rack turned to it; it is entered in the count as a typed one is (``turn``: as for /tally/rack).
+    A reading the count questions (the wrong number of tiles, a copy more than the box holds) is kept,
+    with the question in ``doubt`` (null: none), and the confirm asks it (rules.game_reads)."""
     data = body()
     c = companion()
     player = field(data, "player", str, required=True)
     c.read_state()
-    codes = c.session.read_rack(player, c.settled_table(), turn=field(data, "turn", str))
+    ts = c.settled()
+    codes = c.session.read_rack(player, c.table_now(ts), c.racks_now(ts), turn=field(data, "turn", str))
     state = c.state_json()
     return jsonify(player=player, rack=codes, doubt=state["game"]["tally"]["doubts"][player], state=state)
 

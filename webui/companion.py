@@ -232,14 +232,23 @@ class Companion:
             return g.turn.table_before
         return self.settled_table() if settle else self.table_now(ts)
 
-    def settled_table(self, timeout: float = 1.5) -> Table:
-        """The table once hands are off it: waits up to ``timeout`` s while the camera sees movement."""
+    def settled(self, timeout: float = 1.5) -> TableState:
+        """The table state once hands are off it: waits up to ``timeout`` s while the camera sees movement."""
         deadline = time.monotonic() + timeout
         ts = self.table_state()
         while not ts.stable and time.monotonic() < deadline:
             time.sleep(0.1)  # "stable" flips without a version bump, so look again shortly
             ts = self.table_state()
-        return self.table_now(ts)
+        return ts
+
+    def settled_table(self, timeout: float = 1.5) -> Table:
+        """The table once hands are off it (:meth:`settled`)."""
+        return self.table_now(self.settled(timeout))
+
+    @staticmethod
+    def racks_now(ts: TableState) -> Table:
+        """The rows of tiles the camera sees standing on racks (none while the table is not read)."""
+        return ts.racks if ts.read else ()
 
     def picture(self, ts: TableState | None = None) -> bytes | None:
         """The camera's picture with the sets it read drawn on it; the plain frame while the table is not

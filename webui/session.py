@@ -645,11 +645,12 @@ class GameSession:
         except Conflict as exc:
             raise Conflict(f"the count of that hand is over (scored on another phone?): {exc}") from None
 
-    def read_rack(self, name: str, table: Table, *, turn: str | None = None) -> str:
-        """The tiles the camera sees beyond the final table: the player's rack laid out in view."""
+    def read_rack(self, name: str, table: Table, racks: Table = (), *, turn: str | None = None) -> str:
+        """The tiles the camera sees beyond the final table: the player's rack laid out in view, or the
+        rack rows it sees (a rack turned to the camera)."""
         with self._lock:
             self._check_count(turn)
-            new = read_rack(self._counting(), name, table_of(table))
+            new = read_rack(self._counting(), name, table_of(table), table_of(racks))
             self._commit(new)
             self._typing.clear(name)  # the camera's reading replaces what was being typed
             return format_tiles(new.tally.racks[new.seat_of(name)])
