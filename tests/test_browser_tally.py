@@ -97,6 +97,21 @@ def test_a_rack_is_saved_while_its_box_still_has_the_focus_and_the_other_phone_s
     assert ben.evaluate(NARROW)
 
 
+def test_the_being_typed_line_goes_with_the_save_even_when_the_typing_word_arrives_late(browser, server, tmp_path):
+    """Ben's phone says he is typing at his first key, but that word is slow to arrive: the save waits for
+    it, so the mark it sets is cleared by the save, and Cid's phone does not go on showing Ben typing (it
+    used to, until the mark lapsed 20 s later)."""
+    port = server[1]
+    ben, cid = counting_three(server, browser)
+    lose_posts(ben, "/api/tally/typing", delay_ms=1500)
+    ben.click(BOX)
+    ben.keyboard.type("r5 k7")
+    cid.wait_for_function(f"document.querySelector('{BOX}').value === 'R5 K7'")
+    ben.wait_for_timeout(1500)  # the late word has arrived long since
+    assert call(port, "/api/state")["game"]["tally"]["typing"] == {}
+    assert cid.locator("[data-typing=Ben]").is_hidden()
+
+
 def test_confirm_asks_while_a_rack_is_typed_elsewhere_and_the_typing_phone_says_what_the_score_used(
         browser, server, tmp_path):
     """Ben's rack was R5; Ben is typing a correction that cannot be saved as it stands (half a code): Cid's

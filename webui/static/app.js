@@ -733,7 +733,8 @@ async function saveRack(input, quiet = false) {
     return;
   }
   if (!quiet) $("tally-error").hidden = true;
-  const job = post("/api/tally/rack", { player: name, rack: text, ...tallyTurn() }, null, quiet);
+  const turn = tallyTurn();
+  const job = told.then(() => post("/api/tally/rack", { player: name, rack: text, ...turn }, null, quiet));
   tallySaves.add(job);
   try {
     const r = await job;
@@ -769,8 +770,11 @@ function notTyping(name) {
   tell({ player: name, typing: false });
 }
 
+// the last word sent: a save waits for it, so that a mark that arrives late cannot outlive the save
+let told = Promise.resolve();
+
 function tell(payload) {
-  fetch("/api/tally/typing", {
+  told = fetch("/api/tally/typing", {
     method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ ...payload, phone: PHONE, ...tallyTurn() }),
   }).catch(() => {});
