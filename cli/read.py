@@ -101,6 +101,8 @@ def summary(path: str, reading) -> str:
         line = f"  {head}: {codes}"
         if s.status == "unsure" and s.past_edge:
             line += f"  -- runs past the photo's edge; as seen: {s.problem}"
+        elif s.status == "unsure" and s.colours_doubted:
+            line += f"  -- the photo's colours cannot be trusted: check the colours of {' '.join(d.codes[i] for i in s.doubtful)}"
         elif s.status == "unsure":
             line += "  -- doubtful: " + ", ".join(f"{d.codes[i]} (score {float(d.scores[i]):.2f})" for i in s.doubtful)
             line += f"; as read: {s.problem}"

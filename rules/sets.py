@@ -135,6 +135,39 @@ def suggest_missing(tiles: Sequence[Tile | None], options: RuleOptions) -> list[
     return out
 
 
+def colours_in_doubt(tiles: Sequence[Tile], options: RuleOptions) -> tuple[int, ...]:
+    """For a set invalid as read from a photo whose colours cannot be trusted (grey-scale, very dark, a
+    strong colour cast): the places of the tiles whose colour, read otherwise, would make it valid;
+    empty when no colours would (its numbers alone rule it out).
+
+    The numbers are read from the shapes and stand; only the colours are in question.  Two recolourings
+    cover every valid set: a group's tiles all in different colours (the tiles that share a colour are
+    in doubt), a run's all in one (the tiles not of the colour most of them show are in doubt).
+    """
+    if analyse_set(tiles, options).valid:
+        return ()
+    places = [i for i, t in enumerate(tiles) if not t.is_joker]
+    if not places:
+        return ()
+    shown = Counter(tiles[i].color for i in places)
+    doubt: set[int] = set()
+    shared = [i for i in places if shown[tiles[i].color] > 1]
+    free = iter([c for c in Color if c not in shown] + [c for c in Color if shown[c] == 1])
+    as_group = list(tiles)
+    for i in shared[1:] if len(shared) > 1 else []:  # the first keeps its colour, the rest take free ones
+        colour = next(free, None)
+        if colour is None or tiles[i].number is None:
+            break
+        as_group[i] = Tile(colour, tiles[i].number)
+    if shared and analyse_set(as_group, options).valid:
+        doubt.update(shared)
+    most = shown.most_common(1)[0][0]
+    as_run = [Tile(most, t.number) if not t.is_joker else t for t in tiles]
+    if analyse_set(as_run, options).valid:
+        doubt.update(i for i in places if tiles[i].color != most)
+    return tuple(sorted(doubt))
+
+
 def clear_cache() -> None:
     """Forget cached verdicts (for benchmarks that want a cold start)."""
     _analyse.cache_clear()
@@ -297,5 +330,6 @@ def _why_not(tiles, naturals, k, one_high) -> tuple[str, str, tuple[Tile, ...]]:
 
 
 __all__ = [
-    "SetVerdict", "analyse_set", "analyse_sets", "is_valid_set", "set_value", "suggest_missing", "clear_cache", "JOKER",
+    "SetVerdict", "analyse_set", "analyse_sets", "is_valid_set", "set_value", "suggest_missing", "colours_in_doubt",
+    "clear_cache", "JOKER",
 ]

@@ -92,6 +92,10 @@ def test_a_grey_scale_photo_warns_that_its_colours_cannot_be_trusted(tmp_path):
     colour, bw = read_json(SAMPLE, path)
     assert colour["warnings"] == []
     assert bw["warnings"] and "colour" in bw["warnings"][0]
+    # every set is valid in colour; without colours its groups read K9 K9 K9: unsure, never invalid
+    assert all(s["status"] == "valid" for s in colour["sets"])
+    assert [s["status"] for s in bw["sets"] if s["status"] != "valid"] == ["unsure", "unsure"]
+    assert all(s["colours_doubted"] for s in bw["sets"] if s["status"] == "unsure")
     done = subprocess.run([*command(), "read", str(path)], capture_output=True, text=True, cwd=ROOT, timeout=180)
     assert "WARNING" in done.stdout
 

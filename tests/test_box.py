@@ -92,3 +92,21 @@ def test_a_grey_scale_photo_keeps_every_tile_though_all_read_black():
 def test_a_group_of_four_read_in_one_colour_is_too_small_to_be_a_chart():
     keep, _ = printed_matter(detections(laid(["K7 K7 K7 K7"])), SABRA.box)
     assert keep.all()
+
+
+def test_in_a_grey_scale_photo_a_set_invalid_only_by_its_colours_is_unsure_not_invalid():
+    """K9 R9 B9 reads K9 K9 K9 without colours: flagged invalid, it would be a false alarm with full
+    confidence; it is unsure, its tiles named.  A set its numbers rule out stays invalid."""
+    det = detections(laid(["K9 K9 K9"]), laid(["K7 K7 K7 K7"], at=(100.0, 300.0)),
+                     laid(["K3 K4 K9 K6"], at=(100.0, 500.0)))
+    grey = np.full((750, 1000, 3), 90, np.uint8)
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(grey)
+    codes = reading.detections.codes
+    status = {" ".join(codes[i] for i in s.indices): s for s in reading.sets}
+    assert {k: s.status for k, s in status.items()} == {"K9 K9 K9": "unsure", "K7 K7 K7 K7": "unsure",
+                                                         "K3 K4 K9 K6": "invalid"}
+    assert status["K9 K9 K9"].colours_doubted and len(status["K9 K9 K9"].doubtful) == 3
+    assert status["K9 K9 K9"].to_json()["colours_doubted"] is True
+    # the same finds in a photo whose colours are trusted (no photo to doubt): invalid
+    plain = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read_detections(det)
+    assert sorted(s.status for s in plain.sets) == ["invalid"] * 3

@@ -60,7 +60,7 @@ def test_json_lines_one_object_per_photo_in_order_and_the_model_loaded_once(tmp_
         ["R1", "R2", "R3"], ["R1", "R2"], ["R1", "R2", "R3", "R4"]]
     assert objects[0]["sets"] == [{"tiles": [0, 1, 2], "group": "table", "status": "valid", "valid": True,
                                    "kind": "run", "value": 6, "problem": None, "jokers": [], "doubtful": [],
-                                   "past_edge": False}]
+                                   "past_edge": False, "colours_doubted": False}]
     assert objects[1]["sets"][0]["valid"] is False and objects[1]["rack_total"] == 3
     assert stand_in.loads == 1
 

@@ -111,9 +111,11 @@ def test_json_output_has_exactly_the_agreed_shape():
     assert out["tiles"][0]["box"] == [40.0, 40.0, 85.0, 100.0]
     assert out["sets"] == [
         {"tiles": [0, 1, 2], "group": "table", "status": "valid", "valid": True, "kind": "run", "value": 15,
-         "problem": None, "jokers": [["R5"]], "doubtful": [], "past_edge": False},
+         "problem": None, "jokers": [["R5"]], "doubtful": [], "past_edge": False,
+         "colours_doubted": False},
         {"tiles": [3, 4], "group": "table", "status": "invalid", "valid": False, "kind": None, "value": 0,
-         "problem": "a set needs at least 3 tiles; this one has 2", "jokers": [], "doubtful": [], "past_edge": False},
+         "problem": "a set needs at least 3 tiles; this one has 2", "jokers": [], "doubtful": [], "past_edge": False,
+         "colours_doubted": False},
     ]
     # the stand-in photo is all black: its colours cannot be trusted, and the reading says so
     assert any("colour" in w for w in out["warnings"]) and all(isinstance(w, str) for w in out["warnings"])
@@ -169,6 +171,14 @@ def test_inference_threshold_comes_from_the_options():
     assert strict.detections.codes[2] == "K7" and strict.detections.inferred[2]
 
 
+def in_colour(size: tuple[int, int]) -> np.ndarray:
+    """A bright photo with a strip of red: its colours are trusted (no colour warning), so a set wrong
+    by its colours stays invalid rather than unsure."""
+    image = np.full((*size, 3), (215, 225, 232), np.uint8)
+    image[:, : size[1] // 20] = (40, 40, 200)
+    return image
+
+
 def line_at(codes: str, start: tuple[float, float], step: tuple[float, float], size=(600, 800),
             turned: bool = False) -> list:
     """Read ``codes`` laid one tile per ``step`` from ``start`` (each tile's top left) in a photo of
@@ -179,7 +189,7 @@ def line_at(codes: str, start: tuple[float, float], step: tuple[float, float], s
              for k in range(len(codes.split())) for x, y in [(start[0] + k * step[0], start[1] + k * step[1])]]
     det = TileDetections(np.array(quads, float), [Tile.parse(c).index for c in codes.split()],
                          np.full(len(codes.split()), 0.99, np.float32))
-    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(np.zeros((*size, 3), np.uint8))
+    reading = TableReader(StandIn(det), ReaderOptions(rules=SABRA)).read(in_colour(size))
     return [(s.status, s.past_edge, " ".join(reading.detections.codes[i] for i in s.indices)) for s in reading.sets]
 
 

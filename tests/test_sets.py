@@ -237,3 +237,19 @@ def test_order_does_not_change_validity_or_value(tiles, rnd):
     rnd.shuffle(shuffled)
     a, b = analyse_set(tiles, SABRA), analyse_set(shuffled, SABRA)
     assert (a.valid, a.value) == (b.valid, b.value)
+
+
+@pytest.mark.parametrize("codes, doubted", [
+    ("K9 K9 K9", (0, 1, 2)),  # a group read in one colour: any two of them may be the others
+    ("K7 K7 K7 K7", (0, 1, 2, 3)),
+    ("K9 K9 R9", (0, 1)),  # the red one is not in question
+    ("K9 J K9", (0, 2)),
+    ("R5 R6 K7 R8", (2,)),  # a run with one tile off its colour
+    ("K9 K9 K10", ()),  # the numbers alone rule it out
+    ("K5 K6 K8", ()),
+    ("R5 K5 B5 O5 K5", ()),  # five 5s: no colours make a group of them
+    ("K3 K4 K5", ()),  # valid as read
+])
+def test_the_tiles_whose_colours_decide_an_invalid_set(codes, doubted):
+    from rules.sets import colours_in_doubt
+    assert colours_in_doubt(parse_tiles(codes), find_variant("sabra")) == doubted

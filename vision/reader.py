@@ -22,7 +22,7 @@ import numpy as np
 
 from rules.options import RuleOptions
 from rules.scoring import rack_value
-from rules.sets import SetVerdict, analyse_set, suggest_missing
+from rules.sets import SetVerdict, analyse_set, colours_in_doubt, suggest_missing
 from rules.tiles import Tile
 from vision.box import printed_matter
 from vision.colours import colour_warnings
@@ -68,6 +68,9 @@ class SetReading:
     past_edge: the set runs into the photo's edge and a tile in the next place,
         out of sight, would make it valid (``vision.frame_edge``): ``unsure`` too.
         A rack row that runs into the edge: tiles past it may be left out of its total.
+    colours_doubted: the photo's colours cannot be trusted and other colours for
+        the ``doubtful`` tiles would make the set valid: ``unsure``, however
+        sure the model was of each numeral.
     """
 
     indices: list[int]
@@ -77,6 +80,7 @@ class SetReading:
     doubtful: tuple[int, ...] = ()
     rack_value: int = 0  # a rack row: what its tiles cost left on the rack
     past_edge: bool = False
+    colours_doubted: bool = False
 
     @property
     def valid(self) -> bool:
@@ -119,7 +123,8 @@ class SetReading:
     def to_json(self) -> dict:
         return {"tiles": list(self.indices), "group": self.group, "status": self.status,
                 "valid": self.valid, "kind": self.kind, "value": self.value, "problem": self.problem,
-                "jokers": self.jokers, "doubtful": list(self.doubtful), "past_edge": self.past_edge}
+                "jokers": self.jokers, "doubtful": list(self.doubtful), "past_edge": self.past_edge,
+                "colours_doubted": self.colours_doubted}
 
 
 @dataclass
@@ -241,6 +246,8 @@ class TableReader:
             else:
                 sets += [self._past_edge(SetReading(part, *self._judge(read, found, part)), read, found, image)
                          for part in self._split(read, flat[order], indices)]
+        if colours:  # a set invalid only by colours the photo cannot show is unsure, not invalid
+            sets = [self._colours_doubted(s, read) for s in sets]
         on_rack = [t for s in sets if s.group == RACK for t in s.indices]
         total = rack_value([read.tiles[i] for i in on_rack] if on_rack else read.tiles, o.rules)
         warnings = printed + colours
@@ -321,6 +328,15 @@ class TableReader:
         if not runs_past_edge(tiles, found.quads[s.indices], image.shape, self.options.rules):
             return s
         return replace(s, past_edge=True)
+
+    def _colours_doubted(self, s: SetReading, read: TileDetections) -> SetReading:
+        """``s`` unsure, with the tiles whose colour decides it doubtful, when it is invalid as read and
+        other colours for them would make it valid (``rules.sets.colours_in_doubt``): in a grey-scale
+        photo a group K9 R9 B9 reads K9 K9 K9, and would otherwise be flagged with full confidence."""
+        if s.group != TABLE or s.verdict is None or s.verdict.valid or s.unsure:
+            return s
+        doubt = colours_in_doubt([Tile.from_index(int(read.class_ids[i])) for i in s.indices], self.options.rules)
+        return replace(s, doubtful=tuple(s.indices[k] for k in doubt), colours_doubted=True) if doubt else s
 
     def _split(self, read: TileDetections, flat: np.ndarray, indices: list[int]) -> list[list[int]]:
         """A line that is invalid as a whole, cut where the rules and the spacing say it is several groups.
