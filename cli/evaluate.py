@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from cli.rules_args import add_rules_arguments, rules_from
@@ -39,11 +40,35 @@ def add_parser(subparsers) -> None:
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--profile", metavar="PROFILE",
                    help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
-    p.add_argument("--iou", type=float, default=0.5, help="overlap for a found tile to match a label (default 0.5)")
-    p.add_argument("--mistakes", type=int, default=5, metavar="N", help="list the N most frequent misreadings")
+    p.add_argument("--iou", type=overlap_value, default=0.5, metavar="IOU",
+                   help="overlap for a found tile to match a label, above 0 and at most 1 (default 0.5)")
+    p.add_argument("--mistakes", type=count_value, default=5, metavar="N",
+                   help="list the N most frequent misreadings (default 5; 0 lists none)")
     p.add_argument("--confusion", metavar="CSV", help="write the confusion matrix of all folders together")
     add_rules_arguments(p)  # labelled sets and rack totals are judged under these rules, as read judges
     p.set_defaults(func=run)
+
+
+def overlap_value(text: str) -> float:
+    """``--iou``: above 0 (0 would match a tile to a label it does not touch) and at most 1 (the most two shapes share)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= 1.0:  # false for nan too
+        raise argparse.ArgumentTypeError(f"{text!r} is not an overlap above 0 and at most 1")
+    return value
+
+
+def count_value(text: str) -> int:
+    """``--mistakes N``: how many to list, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count (0 or more)")
+    return value
 
 
 def write_confusion(path: str, result) -> None:

@@ -168,6 +168,27 @@ def test_eval_json_gives_no_set_rate_without_sets(folder, capsys, monkeypatch):
     assert code == 0 and d["sets"] == 0 and d["sets_exact_rate"] is None
 
 
+
+@pytest.mark.parametrize("value", ["0", "-5", "2", "1.01", "nan", "inf", "half"])
+def test_eval_refuses_an_iou_outside_0_to_1(folder, capsys, monkeypatch, value):
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir", classmethod(never))
+    err = refused(capsys, "eval", "--iou", value, str(folder))
+    assert f"--iou: '{value}' is not an overlap above 0 and at most 1" in err
+
+
+@pytest.mark.parametrize("value", ["-1", "2.5", "many"])
+def test_eval_refuses_a_mistakes_count_below_0(folder, capsys, monkeypatch, value):
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir", classmethod(never))
+    err = refused(capsys, "eval", "--mistakes", value, str(folder))
+    assert f"--mistakes: '{value}' is not a count (0 or more)" in err
+
+
+def test_eval_takes_an_iou_of_1_and_0_mistakes():
+    from cli import build_parser
+
+    args = build_parser().parse_args(["eval", "--iou", "1", "--mistakes", "0", "d"])
+    assert args.iou == 1.0 and args.mistakes == 0
+
 # -- check and solve --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["R1 R2 R3 | K5 B5 O5", "R1 R2 R3, K5 B5 O5", "R1,R2,R3 | K5 B5 O5"])
