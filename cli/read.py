@@ -11,12 +11,14 @@ import argparse
 import json
 import math
 import mimetypes
+import shlex
 import sys
 from pathlib import Path
 
 from cli.rules_args import add_rules_arguments, rules_from
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm"}
 
 
 def add_parser(subparsers) -> None:
@@ -79,6 +81,13 @@ def annotation_paths(images: list[str], out: str) -> list[Path]:
         seen.add(name)
         paths.append(target / name)
     return paths
+
+
+def read_problem(path: str, exc: ValueError) -> str:
+    """Why a photo was not read; a video is said to be one, and where it plays, not called a corrupt picture."""
+    if Path(path).suffix.lower() in VIDEO_SUFFIXES and Path(path).is_file():
+        return f"{path}: a video, not a photo (rummikub-companion serve --source {shlex.quote(path)} plays videos)"
+    return str(exc)
 
 
 def summary(path: str, reading) -> str:
@@ -153,9 +162,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             image, reading = reader.read_file(path)
         except ValueError as exc:
-            print(f"rummikub-companion read: {exc}", file=sys.stderr)
+            problem = read_problem(path, exc)
+            print(f"rummikub-companion read: {problem}", file=sys.stderr)
             if args.json:  # one line per photo, in order, a photo that failed included
-                print(json.dumps({"image": path, "error": str(exc)}), flush=True)
+                print(json.dumps({"image": path, "error": problem}), flush=True)
             failed += 1
             continue
         if out_paths:  # drawn first: a reader of the output that stops early (``| head``) still gets it

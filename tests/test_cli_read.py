@@ -82,6 +82,17 @@ def test_a_bad_file_is_named_on_stderr_the_rest_are_still_read_and_the_exit_code
     assert good1 not in captured.err
 
 
+
+def test_a_video_is_named_as_one_with_the_command_that_plays_it(tmp_path, stand_in, capsys):
+    video = str(ROOT / "sample_images" / "recorded_game.mp4")
+    good = photo(tmp_path, "a.png", 150)
+    assert main(["read", "--json", video, good]) == 1
+    captured = capsys.readouterr()
+    failed, read = (json.loads(line) for line in captured.out.splitlines())
+    said = f"{video}: a video, not a photo (rummikub-companion serve --source {video} plays videos)"
+    assert failed == {"image": video, "error": said} and "error" not in read
+    assert said in captured.err and "corrupt" not in captured.err
+
 def test_text_summary_lists_sets_values_and_problems(tmp_path, stand_in, capsys):
     assert main(["read", photo(tmp_path, "a.png", 150), photo(tmp_path, "b.png", 100)]) == 0
     out = capsys.readouterr().out
