@@ -99,8 +99,9 @@ def summary(path: str, reading) -> str:
     unsure = sum(s.status == "unsure" for s in table)
     lines = [f"{path}: {len(d)} tile{'s' * (len(d) != 1)}, {len(table)} set{'s' * (len(table) != 1)}"
              f" ({bad} invalid{f', {unsure} unsure' if unsure else ''})"
-             + (f", {len(racks)} rack row{'s' * (len(racks) != 1)}" if racks else "")
-             + f", rack total {reading.rack_total}"]
+             # with no rack, rack_total is what the table's tiles would cost: no rack's total to print
+             + (f", {len(racks)} rack row{'s' * (len(racks) != 1)}, rack total {reading.rack_total}"
+                if racks else "")]
     for w in reading.warnings:
         lines.append(f"  WARNING: {w}")
     for s in reading.sets:

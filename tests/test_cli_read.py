@@ -96,10 +96,22 @@ def test_a_video_is_named_as_one_with_the_command_that_plays_it(tmp_path, stand_
 def test_text_summary_lists_sets_values_and_problems(tmp_path, stand_in, capsys):
     assert main(["read", photo(tmp_path, "a.png", 150), photo(tmp_path, "b.png", 100)]) == 0
     out = capsys.readouterr().out
-    assert "a.png: 3 tiles, 1 set (0 invalid), rack total 6" in out
+    assert "a.png: 3 tiles, 1 set (0 invalid)\n" in out
     assert "run 6: R1 R2 R3" in out
     assert "INVALID: R1 R2  -- a set needs at least 3 tiles" in out
 
+
+
+def test_the_summary_gives_a_rack_total_only_for_a_photo_with_rack_rows():
+    """With no rack, ``rack_total`` is what the table's tiles would cost: no rack's total to print."""
+    from cli.read import summary
+    from vision.reader import SetReading, TableReading
+
+    tiles = TileDetections(np.zeros((3, 4, 2), np.float32), [0, 1, 2], [0.9] * 3)  # K1 K2 K3
+    table = TableReading(tiles, [SetReading([0, 1, 2], None)], 6, tiles)
+    assert summary("t.jpg", table).splitlines()[0] == "t.jpg: 3 tiles, 1 set (1 invalid)"
+    rack = TableReading(tiles, [SetReading([0, 1, 2], None, group="rack", rack_value=6)], 6, tiles)
+    assert summary("r.jpg", rack).splitlines()[0] == "r.jpg: 3 tiles, 0 sets (0 invalid), 1 rack row, rack total 6"
 
 def test_annotate_one_photo_to_a_file(tmp_path, stand_in):
     out = tmp_path / "drawn.png"
