@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import mimetypes
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from cli.rules_args import add_rules_arguments, rules_from
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm"}
+ACCEPTED = ", ".join(sorted(IMAGE_SUFFIXES))
 
 
 def add_parser(subparsers) -> None:
@@ -30,8 +32,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
     p.add_argument("--json", action="store_true", help="one JSON object per photo, in order (JSON Lines)")
     p.add_argument("--annotate", metavar="OUT", type=annotate_target,
-                   help="draw the reading: a file for one photo "
-                        f"({', '.join(sorted(IMAGE_SUFFIXES))}), a folder for several")
+                   help=f"draw the reading: for one photo, OUT is the file to write ({ACCEPTED}); for several, "
+                        "or when OUT is a folder already, ends in / or has no suffix, a folder (made if needed) "
+                        "that gets <photo name>.read.jpg per photo")
     add_rules_arguments(p)  # the rules the sets are judged by, as check and turn take them
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--profile", metavar="PROFILE",
@@ -50,7 +53,7 @@ def annotate_target(text: str) -> str:
     kind = mimetypes.guess_type(target.name)[0] or ""
     if kind.startswith("image/") and target.suffix.lower() not in IMAGE_SUFFIXES and not target.is_dir():
         raise argparse.ArgumentTypeError(
-            f"{text}: cannot draw a {target.suffix} image; use {', '.join(sorted(IMAGE_SUFFIXES))} "
+            f"{text}: cannot draw a {target.suffix} image; use {ACCEPTED} "
             "(or a folder for several photos)")
     return text
 
@@ -66,10 +69,35 @@ def score_value(text: str) -> float:
     return value
 
 
-def annotation_paths(images: list[str], out: str) -> list[Path]:
-    """Where each drawn photo goes: OUT itself for one photo (unless it is a folder), else OUT/<name>."""
+def is_folder(out: str, photos: int) -> bool:
+    """Whether ``--annotate OUT`` names a folder: an existing one, a name ending in '/' or without a
+    suffix, or, for several photos (which one file cannot hold), any name but an image file's."""
     target = Path(out)
-    if len(images) == 1 and not target.is_dir() and target.suffix.lower() in IMAGE_SUFFIXES:
+    if target.is_dir() or out.endswith(("/", os.sep)):
+        return True
+    suffix = target.suffix.lower()
+    return suffix not in IMAGE_SUFFIXES and (photos > 1 or not suffix)
+
+
+def annotate_problem(images: list[str], out: str) -> str | None:
+    """Why ``--annotate OUT`` cannot take these photos' drawings, asked before any photo is read."""
+    target = Path(out)
+    if is_folder(out, len(images)):
+        if target.exists() and not target.is_dir():
+            return "is a file, not a folder to draw into" + (
+                f" (a drawing's file ends {ACCEPTED})" if len(images) == 1 else "")
+        return None
+    if len(images) > 1:
+        return f"several photos need a folder, not a {target.suffix} file: name one without an image suffix"
+    if target.suffix.lower() not in IMAGE_SUFFIXES:
+        return f"cannot draw into a {target.suffix} file: name a file ending {ACCEPTED}, or a folder"
+    return None
+
+
+def annotation_paths(images: list[str], out: str) -> list[Path]:
+    """Where each drawn photo goes: OUT itself when it is a file, else OUT/<name>.read.jpg."""
+    target = Path(out)
+    if not is_folder(out, len(images)):
         return [target]
     paths, seen = [], set()
     for image in images:
@@ -144,13 +172,14 @@ def run(args: argparse.Namespace) -> int:
     if args.infer_below is not None:
         options = ReaderOptions(rules=rules, infer_below=args.infer_below)
 
+    problem = annotate_problem(args.images, args.annotate) if args.annotate else None
+    if problem:
+        print(f"rummikub-companion read: --annotate {args.annotate}: {problem}", file=sys.stderr)
+        return 2
     out_paths = annotation_paths(args.images, args.annotate) if args.annotate else None
-    if out_paths and len(args.images) > 1:
-        if Path(args.annotate).exists() and not Path(args.annotate).is_dir():
-            print(f"rummikub-companion read: --annotate {args.annotate}: several photos need a folder, "
-                  "and this is a file", file=sys.stderr)
-            return 2
-        Path(args.annotate).mkdir(parents=True, exist_ok=True)
+    folder = args.annotate if out_paths and is_folder(args.annotate, len(args.images)) else None
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
 
     try:
         reader = TableReader.from_model_dir(args.model, options, **profile_option(args))
@@ -158,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rummikub-companion read: cannot load the tile model: {exc}", file=sys.stderr)
         return 1
 
-    failed = 0
+    failed = drawn = 0
     for k, path in enumerate(args.images):
         try:
             image, reading = reader.read_file(path)
@@ -179,8 +208,12 @@ def run(args: argparse.Namespace) -> int:
             if not written:
                 print(f"rummikub-companion read: {target}: could not write the drawing", file=sys.stderr)
                 failed += 1
+            drawn += bool(written)
         if args.json:
             print(json.dumps(reading.to_json(image=path)), flush=True)
         else:
             print(summary(path, reading), flush=True)
+    if folder and drawn:  # a name taken as a folder: say where the drawings are
+        print(f"rummikub-companion read: {drawn} drawing{'s' * (drawn != 1)} written to the folder {folder}",
+              file=sys.stderr)
     return 1 if failed else 0

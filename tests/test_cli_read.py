@@ -135,6 +135,37 @@ def test_annotate_several_photos_into_an_existing_file_is_a_usage_error(tmp_path
     assert "several photos need a folder" in capsys.readouterr().err
 
 
+
+@pytest.mark.parametrize("out, photos, words", [
+    ("two.png", 2, "several photos need a folder, not a .png file: name one without an image suffix"),
+    ("x.txt", 1, "cannot draw into a .txt file: name a file ending .bmp, .jpeg, .jpg, .png"),
+])
+def test_annotate_refuses_a_name_that_is_neither_the_drawing_nor_a_folder(tmp_path, stand_in, capsys,
+                                                                          out, photos, words):
+    paths = [photo(tmp_path, f"{k}.png", 150) for k in range(photos)]
+    assert main(["read", "--annotate", str(tmp_path / out), *paths]) == 2
+    captured = capsys.readouterr()
+    assert f"--annotate {tmp_path / out}: {words}" in captured.err and captured.out == ""
+    assert not (tmp_path / out).exists() and stand_in.loads == 0  # nothing made, nothing read
+
+
+@pytest.mark.parametrize("out, photos", [("xnosuf", 1), ("drawn.png/", 1), ("out.d", 2)])
+def test_annotate_into_a_name_taken_as_a_folder_says_where_the_drawings_went(tmp_path, stand_in, capsys,
+                                                                             out, photos):
+    paths = [photo(tmp_path, f"{k}.png", 150) for k in range(photos)]
+    assert main(["read", "--annotate", str(tmp_path) + "/" + out, *paths]) == 0
+    folder = tmp_path / out.rstrip("/")
+    assert sorted(p.name for p in folder.iterdir()) == [f"{k}.read.jpg" for k in range(photos)]
+    err = capsys.readouterr().err
+    assert f"{photos} drawing{'s' * (photos > 1)} written to the folder {tmp_path}/{out}" in err
+
+
+def test_annotate_refuses_a_file_named_without_an_image_suffix(tmp_path, stand_in, capsys):
+    (tmp_path / "notes").write_text("mine")
+    assert main(["read", "--annotate", str(tmp_path / "notes"), photo(tmp_path, "a.png", 150)]) == 2
+    assert "notes: is a file, not a folder to draw into (a drawing's file ends .bmp" in capsys.readouterr().err
+    assert (tmp_path / "notes").read_text() == "mine"
+
 def test_text_summary_says_what_was_inferred_and_what_the_model_read(tmp_path, stand_in, capsys, monkeypatch):
     quads = np.array([[[40 * k, 0], [35 + 40 * k, 0], [35 + 40 * k, 50], [40 * k, 50]] for k in range(4)], np.float32)
     ids = [4, 5, 8, 7]  # K5 K6 K9 K8
