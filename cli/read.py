@@ -86,12 +86,30 @@ def annotate_problem(images: list[str], out: str) -> str | None:
         if target.exists() and not target.is_dir():
             return "is a file, not a folder to draw into" + (
                 f" (a drawing's file ends {ACCEPTED})" if len(images) == 1 else "")
-        return None
-    if len(images) > 1:
+    elif len(images) > 1:
         return f"several photos need a folder, not a {target.suffix} file: name one without an image suffix"
-    if target.suffix.lower() not in IMAGE_SUFFIXES:
+    elif target.suffix.lower() not in IMAGE_SUFFIXES:
         return f"cannot draw into a {target.suffix} file: name a file ending {ACCEPTED}, or a folder"
+    return overwritten_photo(images, annotation_paths(images, out))
+
+
+def overwritten_photo(images: list[str], paths: list[Path]) -> str | None:
+    """Which photo a drawing would be written over, if any: the user's photo is never replaced by its reading."""
+    photos = {key: image for image in images if (key := file_key(image))}
+    for image, path in zip(images, paths):
+        hit = photos.get(file_key(path))
+        if hit is not None:
+            return f"the drawing of {image} would be written over the photo {hit}"
     return None
+
+
+def file_key(path: str | Path) -> tuple[int, int] | None:
+    """(device, inode) of an existing file: the same file under any name (./a.jpg, a link to it)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
 
 
 def annotation_paths(images: list[str], out: str) -> list[Path]:

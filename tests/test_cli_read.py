@@ -160,6 +160,25 @@ def test_annotate_into_a_name_taken_as_a_folder_says_where_the_drawings_went(tmp
     assert f"{photos} drawing{'s' * (photos > 1)} written to the folder {tmp_path}/{out}" in err
 
 
+
+def test_annotate_never_writes_over_a_photo_it_reads(tmp_path, stand_in, capsys, monkeypatch):
+    mine = photo(tmp_path, "mine.jpg", 150)
+    before = Path(mine).read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert main(["read", "--annotate", "./mine.jpg", "mine.jpg"]) == 2  # the same file by another name
+    captured = capsys.readouterr()
+    assert "--annotate ./mine.jpg: the drawing of mine.jpg would be written over the photo mine.jpg" in captured.err
+    assert captured.out == "" and Path(mine).read_bytes() == before
+
+
+def test_annotate_into_a_folder_never_writes_over_a_photo_it_reads(tmp_path, stand_in, capsys):
+    (tmp_path / "out").mkdir()
+    drawn_before = photo(tmp_path / "out", "a.read.jpg", 100)  # a drawing kept from before, read again
+    before = Path(drawn_before).read_bytes()
+    assert main(["read", "--annotate", str(tmp_path / "out"), photo(tmp_path, "a.png", 150), drawn_before]) == 2
+    assert f"would be written over the photo {drawn_before}" in capsys.readouterr().err
+    assert Path(drawn_before).read_bytes() == before
+
 def test_annotate_refuses_a_file_named_without_an_image_suffix(tmp_path, stand_in, capsys):
     (tmp_path / "notes").write_text("mine")
     assert main(["read", "--annotate", str(tmp_path / "notes"), photo(tmp_path, "a.png", 150)]) == 2
