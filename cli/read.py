@@ -136,6 +136,76 @@ def read_problem(path: str, exc: ValueError) -> str:
     return str(exc)
 
 
+class Drawings:
+    """The ``--annotate`` drawings: where each goes, and which could not be written and why.
+
+    A folder that cannot be made, or a drawing that cannot be written, costs
+    only the drawings: the photos are still read and printed, and what went
+    wrong is said once after them (exit 1).
+    """
+
+    def __init__(self, images: list[str], out: str):
+        self.out = out
+        self.paths = annotation_paths(images, out)
+        self.folder = is_folder(out, len(images))
+        self.blocked = folder_problem(self.paths[0].parent)
+        self.failures: list[tuple[Path, str]] = []
+        self.written = 0
+
+    def draw(self, k: int, image, reading) -> None:
+        from vision.annotate import annotate
+
+        target = self.paths[k]
+        reason = self.blocked or write_drawing(target, annotate(image, reading))
+        if reason:
+            self.failures.append((target, reason))
+        else:
+            self.written += 1
+
+    def report(self) -> bool:
+        """Say where the drawings went and which could not be written; True when none failed."""
+        if self.folder and self.written:  # a name taken as a folder: say where the drawings are
+            print(f"rummikub-companion read: {self.written} drawing{'s' * (self.written != 1)} written to "
+                  f"the folder {self.out}", file=sys.stderr)
+        reasons = {reason for _, reason in self.failures}
+        if len(self.failures) > 1 and len(reasons) == 1:  # all alike (a folder that cannot be made): one line
+            print(f"rummikub-companion read: could not write the drawings to {self.out}: {reasons.pop()}",
+                  file=sys.stderr)
+        else:
+            for target, reason in self.failures:
+                print(f"rummikub-companion read: could not write the drawing to {target}: {reason}", file=sys.stderr)
+        return not self.failures
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why the drawings' folder cannot be made, naming a file in its way, or None once it is there."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        in_the_way = next((p for p in (folder, *folder.parents) if p.is_file()), None)
+        if in_the_way is not None:
+            return f"{in_the_way} is a file, not a folder"
+        return f"cannot make the folder {folder} ({exc.strerror or exc})"
+    return None
+
+
+def write_drawing(target: Path, drawing) -> str | None:
+    """Why the drawing could not be written to ``target``, or None: the system's reason, not just 'failed'."""
+    import cv2
+
+    try:
+        encoded, data = cv2.imencode(target.suffix, drawing)
+    except cv2.error:
+        encoded = False
+    if not encoded:
+        return f"cannot encode a {target.suffix} picture"
+    try:
+        target.write_bytes(data.tobytes())
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def summary(path: str, reading) -> str:
     """The reading in a few plain lines."""
     d, model = reading.detections, reading.model_detections
@@ -175,9 +245,6 @@ def summary(path: str, reading) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
-    from vision.annotate import annotate
     from cli.calibrate import profile_option
     from vision.reader import ReaderOptions, TableReader
 
@@ -194,10 +261,7 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"rummikub-companion read: --annotate {args.annotate}: {problem}", file=sys.stderr)
         return 2
-    out_paths = annotation_paths(args.images, args.annotate) if args.annotate else None
-    folder = args.annotate if out_paths and is_folder(args.annotate, len(args.images)) else None
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
+    drawings = Drawings(args.images, args.annotate) if args.annotate else None
 
     try:
         reader = TableReader.from_model_dir(args.model, options, **profile_option(args))
@@ -205,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rummikub-companion read: cannot load the tile model: {exc}", file=sys.stderr)
         return 1
 
-    failed = drawn = 0
+    failed = 0
     for k, path in enumerate(args.images):
         try:
             image, reading = reader.read_file(path)
@@ -216,22 +280,12 @@ def run(args: argparse.Namespace) -> int:
                 print(json.dumps({"image": path, "error": problem}), flush=True)
             failed += 1
             continue
-        if out_paths:  # drawn first: a reader of the output that stops early (``| head``) still gets it
-            target = out_paths[k]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                written = cv2.imwrite(str(target), annotate(image, reading))
-            except cv2.error:
-                written = False
-            if not written:
-                print(f"rummikub-companion read: {target}: could not write the drawing", file=sys.stderr)
-                failed += 1
-            drawn += bool(written)
+        if drawings:  # drawn first: a reader of the output that stops early (``| head``) still gets it
+            drawings.draw(k, image, reading)
         if args.json:
             print(json.dumps(reading.to_json(image=path)), flush=True)
         else:
             print(summary(path, reading), flush=True)
-    if folder and drawn:  # a name taken as a folder: say where the drawings are
-        print(f"rummikub-companion read: {drawn} drawing{'s' * (drawn != 1)} written to the folder {folder}",
-              file=sys.stderr)
+    if drawings and not drawings.report():
+        failed += 1
     return 1 if failed else 0

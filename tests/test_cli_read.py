@@ -185,6 +185,30 @@ def test_annotate_refuses_a_file_named_without_an_image_suffix(tmp_path, stand_i
     assert "notes: is a file, not a folder to draw into (a drawing's file ends .bmp" in capsys.readouterr().err
     assert (tmp_path / "notes").read_text() == "mine"
 
+
+PROC = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc here")
+
+
+@pytest.mark.parametrize("out, photos, said", [
+    ("FILE/d", 2, "could not write the drawings to FILE/d: FILE is a file, not a folder"),
+    ("FILE/x.png", 1, "could not write the drawing to FILE/x.png: FILE is a file, not a folder"),
+    pytest.param("/proc/d", 2, "could not write the drawings to /proc/d: cannot make the folder /proc/d (",
+                 marks=PROC),
+    pytest.param("/proc/x.png", 1, "could not write the drawing to /proc/x.png: ", marks=PROC),
+])
+def test_drawings_that_cannot_be_written_cost_only_the_drawings(tmp_path, stand_in, capsys, out, photos, said):
+    """The photos are still read and printed; what kept the drawings out is said in one line, exit 1."""
+    file = tmp_path / "a1.png"
+    file.write_bytes(b"mine")
+    out, said = out.replace("FILE", str(file)), said.replace("FILE", str(file))
+    paths = [photo(tmp_path, f"{k}.png", 150) for k in range(photos)]
+    assert main(["read", "--annotate", out, *paths]) == 1
+    captured = capsys.readouterr()
+    assert [line.split(":")[0] for line in captured.out.splitlines() if not line.startswith(" ")] == paths
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"rummikub-companion read: {said}")
+    assert file.read_bytes() == b"mine"
+
 def test_text_summary_says_what_was_inferred_and_what_the_model_read(tmp_path, stand_in, capsys, monkeypatch):
     quads = np.array([[[40 * k, 0], [35 + 40 * k, 0], [35 + 40 * k, 50], [40 * k, 50]] for k in range(4)], np.float32)
     ids = [4, 5, 8, 7]  # K5 K6 K9 K8
