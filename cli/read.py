@@ -1,8 +1,10 @@
 """``rummikub-companion read``: read photos of the table, print the tiles and sets, draw them.
 
 The model is loaded once for all the photos.  A photo that cannot be read is
-reported on stderr by name and the others are still read; the exit code is 1
-when any photo failed, 0 when all were read (2 for usage errors, as argparse).
+reported on stderr by name and the others are still read; so is a drawing that
+cannot be written.  The exit code is 1 when any photo or drawing failed, 0 when
+all were read (2 for usage errors, as argparse, and for an --annotate OUT that
+cannot take the drawings, asked before any photo is read).
 """
 
 from __future__ import annotations
