@@ -12,6 +12,8 @@ import importlib
 import os
 import sys
 
+DISTRIBUTION = "rummikub-companion"  # [project] name in pyproject.toml
+
 # subcommand -> module inside cli/
 COMMANDS = {
     "check": "check",
@@ -30,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rummikub-companion",
         description="Rummikub table companion: read tiles, judge sets and turns, keep score.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
         try:
@@ -40,6 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         mod.add_parser(sub)
     return parser
+
+
+def installed_version() -> str:
+    """The installed distribution's version (pyproject.toml's at install time); said plainly when run from source."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from cli.rules_args import add_rules_arguments, rules_from
@@ -39,11 +40,35 @@ def add_parser(subparsers) -> None:
     p.add_argument("--model", metavar="DIR", help="folder with model.json and the .onnx files (default: models/)")
     p.add_argument("--profile", metavar="PROFILE",
                    help="read with a box's own tile profile (made by 'rummikub-companion calibrate')")
-    p.add_argument("--iou", type=float, default=0.5, help="overlap for a found tile to match a label (default 0.5)")
-    p.add_argument("--mistakes", type=int, default=5, metavar="N", help="list the N most frequent misreadings")
+    p.add_argument("--iou", type=overlap_value, default=0.5, metavar="IOU",
+                   help="overlap for a found tile to match a label, above 0 and at most 1 (default 0.5)")
+    p.add_argument("--mistakes", type=count_value, default=5, metavar="N",
+                   help="list the N most frequent misreadings (default 5; 0 lists none)")
     p.add_argument("--confusion", metavar="CSV", help="write the confusion matrix of all folders together")
     add_rules_arguments(p)  # labelled sets and rack totals are judged under these rules, as read judges
     p.set_defaults(func=run)
+
+
+def overlap_value(text: str) -> float:
+    """``--iou``: above 0 (0 would match a tile to a label it does not touch) and at most 1 (the most two shapes share)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= 1.0:  # false for nan too
+        raise argparse.ArgumentTypeError(f"{text!r} is not an overlap above 0 and at most 1")
+    return value
+
+
+def count_value(text: str) -> int:
+    """``--mistakes N``: how many to list, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count (0 or more)")
+    return value
 
 
 def write_confusion(path: str, result) -> None:
@@ -58,8 +83,36 @@ def write_confusion(path: str, result) -> None:
         f.write("\n".join(lines) + "\n")
 
 
+def chosen_photos(folder: str, items: list, args: argparse.Namespace) -> list:
+    """The photos of one folder to score: the held-out part or the rest, only those with set labels if asked.
+
+    ValueError when --only-sets leaves none: a score of nothing out of nothing looks perfect.
+    """
+    from vision.datasets import split_holdout
+
+    chosen, part = items, "photo"
+    if args.holdout:
+        chosen, part = split_holdout(items)[1], "held-out photo"
+    elif args.train_split:
+        chosen, part = split_holdout(items)[0], "photo outside the held-out part"
+    if not args.only_sets:
+        return chosen
+    with_sets = [item for item in chosen if item.groups is not None]
+    if not with_sets:
+        raise ValueError(f"{folder}: no {part} has set labels (looked in {sets_folders(folder, items, args.sets)})")
+    return with_sets
+
+
+def sets_folders(folder: str, items: list, sets: str | None) -> str:
+    """Where set labels were looked for: --sets DIR, else the sets/ beside each images/ folder."""
+    if sets is not None:
+        return sets
+    found = sorted({str(item.image_path.parent.parent / "sets") for item in items})
+    return ", ".join(found) or f"sets/ beside images/ in {folder}"
+
+
 def run(args: argparse.Namespace) -> int:
-    from vision.datasets import load_folder, split_holdout
+    from vision.datasets import load_folder
     from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
     from cli.calibrate import profile_option
     from cli.outputs import output_problem
@@ -74,20 +127,18 @@ def run(args: argparse.Namespace) -> int:
     if problem:  # said now, not after the whole evaluation
         print(f"rummikub-companion eval: --confusion {args.confusion}: {problem}", file=sys.stderr)
         return 2
-    folders = []
+    folders, labelled = [], False
     for folder in args.folders:
         try:
             items = load_folder(folder, sets=args.sets)
+            labelled = labelled or any(item.groups is not None for item in items)
+            folders.append((folder, chosen_photos(folder, items, args)))
         except (FileNotFoundError, ValueError) as exc:
             print(f"rummikub-companion eval: {exc}", file=sys.stderr)
             return 1
-        if args.holdout:
-            items = split_holdout(items)[1]
-        elif args.train_split:
-            items = split_holdout(items)[0]
-        if args.only_sets:
-            items = [item for item in items if item.groups is not None]
-        folders.append((folder, items))
+    if args.sets is not None and not labelled:  # else the sets table just goes missing
+        print(f"rummikub-companion eval: warning: no set label in {args.sets} is named after a photo "
+              "(<image stem>.txt); sets are not scored", file=sys.stderr)
     try:
         # the labelled photos are tables of the standard box, judged as Sabra sets unless --rules says otherwise
         reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=rules),

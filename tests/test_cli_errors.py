@@ -168,6 +168,52 @@ def test_eval_json_gives_no_set_rate_without_sets(folder, capsys, monkeypatch):
     assert code == 0 and d["sets"] == 0 and d["sets_exact_rate"] is None
 
 
+
+@pytest.mark.parametrize("value", ["0", "-5", "2", "1.01", "nan", "inf", "half"])
+def test_eval_refuses_an_iou_outside_0_to_1(folder, capsys, monkeypatch, value):
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir", classmethod(never))
+    err = refused(capsys, "eval", "--iou", value, str(folder))
+    assert f"--iou: '{value}' is not an overlap above 0 and at most 1" in err
+
+
+@pytest.mark.parametrize("value", ["-1", "2.5", "many"])
+def test_eval_refuses_a_mistakes_count_below_0(folder, capsys, monkeypatch, value):
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir", classmethod(never))
+    err = refused(capsys, "eval", "--mistakes", value, str(folder))
+    assert f"--mistakes: '{value}' is not a count (0 or more)" in err
+
+
+def test_eval_takes_an_iou_of_1_and_0_mistakes():
+    from cli import build_parser
+
+    args = build_parser().parse_args(["eval", "--iou", "1", "--mistakes", "0", "d"])
+    assert args.iou == 1.0 and args.mistakes == 0
+
+
+@pytest.mark.parametrize("split, part", [([], "photo"), (["--holdout"], "held-out photo"),
+                                         (["--train-split"], "photo outside the held-out part")])
+def test_eval_only_sets_without_set_labels_says_so_instead_of_a_perfect_score(folder, capsys, monkeypatch,
+                                                                              split, part):
+    monkeypatch.setattr(reader_module.TableReader, "from_model_dir", classmethod(never))
+    code, out, err = run(capsys, "eval", "--only-sets", *split, str(folder))
+    assert code == 1 and out == ""
+    assert f"{folder}: no {part} has set labels (looked in {folder / 'sets'})" in err
+
+
+def test_eval_warns_when_no_label_in_the_sets_folder_names_a_photo(folder, tmp_path, capsys, monkeypatch):
+    sets = tmp_path / "labels-of-another-folder"
+    sets.mkdir()
+    (sets / "z.txt").write_text("set 0 1 2\n")
+    label_reader(monkeypatch, folder)
+    code, out, err = run(capsys, "eval", "--sets", str(sets), str(folder))
+    assert code == 0 and "F1" in out and "false alarms" not in out
+    assert f"warning: no set label in {sets} is named after a photo" in err
+
+    label_reader(monkeypatch, folder)
+    (sets / "a.txt").write_text("set 0 1 2\n")
+    code, out, err = run(capsys, "eval", "--sets", str(sets), str(folder))
+    assert code == 0 and "false alarms" in out and "warning" not in err
+
 # -- check and solve --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["R1 R2 R3 | K5 B5 O5", "R1 R2 R3, K5 B5 O5", "R1,R2,R3 | K5 B5 O5"])

@@ -82,13 +82,36 @@ def test_a_bad_file_is_named_on_stderr_the_rest_are_still_read_and_the_exit_code
     assert good1 not in captured.err
 
 
+
+def test_a_video_is_named_as_one_with_the_command_that_plays_it(tmp_path, stand_in, capsys):
+    video = str(ROOT / "sample_images" / "recorded_game.mp4")
+    good = photo(tmp_path, "a.png", 150)
+    assert main(["read", "--json", video, good]) == 1
+    captured = capsys.readouterr()
+    failed, read = (json.loads(line) for line in captured.out.splitlines())
+    said = f"{video}: a video, not a photo (rummikub-companion serve --source {video} plays videos)"
+    assert failed == {"image": video, "error": said} and "error" not in read
+    assert said in captured.err and "corrupt" not in captured.err
+
 def test_text_summary_lists_sets_values_and_problems(tmp_path, stand_in, capsys):
     assert main(["read", photo(tmp_path, "a.png", 150), photo(tmp_path, "b.png", 100)]) == 0
     out = capsys.readouterr().out
-    assert "a.png: 3 tiles, 1 set (0 invalid), rack total 6" in out
+    assert "a.png: 3 tiles, 1 set (0 invalid)\n" in out
     assert "run 6: R1 R2 R3" in out
     assert "INVALID: R1 R2  -- a set needs at least 3 tiles" in out
 
+
+
+def test_the_summary_gives_a_rack_total_only_for_a_photo_with_rack_rows():
+    """With no rack, ``rack_total`` is what the table's tiles would cost: no rack's total to print."""
+    from cli.read import summary
+    from vision.reader import SetReading, TableReading
+
+    tiles = TileDetections(np.zeros((3, 4, 2), np.float32), [0, 1, 2], [0.9] * 3)  # K1 K2 K3
+    table = TableReading(tiles, [SetReading([0, 1, 2], None)], 6, tiles)
+    assert summary("t.jpg", table).splitlines()[0] == "t.jpg: 3 tiles, 1 set (1 invalid)"
+    rack = TableReading(tiles, [SetReading([0, 1, 2], None, group="rack", rack_value=6)], 6, tiles)
+    assert summary("r.jpg", rack).splitlines()[0] == "r.jpg: 3 tiles, 0 sets (0 invalid), 1 rack row, rack total 6"
 
 def test_annotate_one_photo_to_a_file(tmp_path, stand_in):
     out = tmp_path / "drawn.png"
@@ -111,6 +134,80 @@ def test_annotate_several_photos_into_an_existing_file_is_a_usage_error(tmp_path
     assert main(["read", "--annotate", str(tmp_path / "out.png"), *paths]) == 2
     assert "several photos need a folder" in capsys.readouterr().err
 
+
+
+@pytest.mark.parametrize("out, photos, words", [
+    ("two.png", 2, "several photos need a folder, not a .png file: name one without an image suffix"),
+    ("x.txt", 1, "cannot draw into a .txt file: name a file ending .bmp, .jpeg, .jpg, .png"),
+])
+def test_annotate_refuses_a_name_that_is_neither_the_drawing_nor_a_folder(tmp_path, stand_in, capsys,
+                                                                          out, photos, words):
+    paths = [photo(tmp_path, f"{k}.png", 150) for k in range(photos)]
+    assert main(["read", "--annotate", str(tmp_path / out), *paths]) == 2
+    captured = capsys.readouterr()
+    assert f"--annotate {tmp_path / out}: {words}" in captured.err and captured.out == ""
+    assert not (tmp_path / out).exists() and stand_in.loads == 0  # nothing made, nothing read
+
+
+@pytest.mark.parametrize("out, photos", [("xnosuf", 1), ("drawn.png/", 1), ("out.d", 2)])
+def test_annotate_into_a_name_taken_as_a_folder_says_where_the_drawings_went(tmp_path, stand_in, capsys,
+                                                                             out, photos):
+    paths = [photo(tmp_path, f"{k}.png", 150) for k in range(photos)]
+    assert main(["read", "--annotate", str(tmp_path) + "/" + out, *paths]) == 0
+    folder = tmp_path / out.rstrip("/")
+    assert sorted(p.name for p in folder.iterdir()) == [f"{k}.read.jpg" for k in range(photos)]
+    err = capsys.readouterr().err
+    assert f"{photos} drawing{'s' * (photos > 1)} written to the folder {tmp_path}/{out}" in err
+
+
+
+def test_annotate_never_writes_over_a_photo_it_reads(tmp_path, stand_in, capsys, monkeypatch):
+    mine = photo(tmp_path, "mine.jpg", 150)
+    before = Path(mine).read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert main(["read", "--annotate", "./mine.jpg", "mine.jpg"]) == 2  # the same file by another name
+    captured = capsys.readouterr()
+    assert "--annotate ./mine.jpg: the drawing of mine.jpg would be written over the photo mine.jpg" in captured.err
+    assert captured.out == "" and Path(mine).read_bytes() == before
+
+
+def test_annotate_into_a_folder_never_writes_over_a_photo_it_reads(tmp_path, stand_in, capsys):
+    (tmp_path / "out").mkdir()
+    drawn_before = photo(tmp_path / "out", "a.read.jpg", 100)  # a drawing kept from before, read again
+    before = Path(drawn_before).read_bytes()
+    assert main(["read", "--annotate", str(tmp_path / "out"), photo(tmp_path, "a.png", 150), drawn_before]) == 2
+    assert f"would be written over the photo {drawn_before}" in capsys.readouterr().err
+    assert Path(drawn_before).read_bytes() == before
+
+def test_annotate_refuses_a_file_named_without_an_image_suffix(tmp_path, stand_in, capsys):
+    (tmp_path / "notes").write_text("mine")
+    assert main(["read", "--annotate", str(tmp_path / "notes"), photo(tmp_path, "a.png", 150)]) == 2
+    assert "notes: is a file, not a folder to draw into (a drawing's file ends .bmp" in capsys.readouterr().err
+    assert (tmp_path / "notes").read_text() == "mine"
+
+
+PROC = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc here")
+
+
+@pytest.mark.parametrize("out, photos, said", [
+    ("FILE/d", 2, "could not write the drawings to FILE/d: FILE is a file, not a folder"),
+    ("FILE/x.png", 1, "could not write the drawing to FILE/x.png: FILE is a file, not a folder"),
+    pytest.param("/proc/d", 2, "could not write the drawings to /proc/d: cannot make the folder /proc/d (",
+                 marks=PROC),
+    pytest.param("/proc/x.png", 1, "could not write the drawing to /proc/x.png: ", marks=PROC),
+])
+def test_drawings_that_cannot_be_written_cost_only_the_drawings(tmp_path, stand_in, capsys, out, photos, said):
+    """The photos are still read and printed; what kept the drawings out is said in one line, exit 1."""
+    file = tmp_path / "a1.png"
+    file.write_bytes(b"mine")
+    out, said = out.replace("FILE", str(file)), said.replace("FILE", str(file))
+    paths = [photo(tmp_path, f"{k}.png", 150) for k in range(photos)]
+    assert main(["read", "--annotate", out, *paths]) == 1
+    captured = capsys.readouterr()
+    assert [line.split(":")[0] for line in captured.out.splitlines() if not line.startswith(" ")] == paths
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"rummikub-companion read: {said}")
+    assert file.read_bytes() == b"mine"
 
 def test_text_summary_says_what_was_inferred_and_what_the_model_read(tmp_path, stand_in, capsys, monkeypatch):
     quads = np.array([[[40 * k, 0], [35 + 40 * k, 0], [35 + 40 * k, 50], [40 * k, 50]] for k in range(4)], np.float32)
