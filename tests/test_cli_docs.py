@@ -51,5 +51,13 @@ def test_vision_doc_usage_lines_match_help(name):
     assert not wrong, f"docs/vision.md's {name} usage: {wrong} missing, or bracketed unlike --help: {usage}"
 
 
+@pytest.mark.parametrize("name", ["check", "turn", "score"])
+def test_rules_doc_headings_match_help(name):
+    heading = next(line for line in (ROOT / "docs" / "rules.md").read_text().splitlines()
+                   if line.startswith(f"### `rummikub-companion {name} "))
+    wrong = [o for o, required in options(name) if not shown_as_in_help(heading, o, required)]
+    assert not wrong, f"docs/rules.md's {name} heading: {wrong} missing, or bracketed unlike --help: {heading}"
+
+
 def test_readme_names_the_version_option():
     assert "`rummikub-companion --version`" in (ROOT / "README.md").read_text()
