@@ -56,16 +56,35 @@ def phone_urls(host: str, port: int) -> list[str]:
     return [f"http://{address}:{port}"]
 
 
-def activate_profile(data_dir: Path, given: str | None) -> Path | None:
-    """Copy ``given`` into the data folder as the active profile; use the active one there, if any."""
-    from vision.profile import ACTIVE_NAME, TileProfile, set_default_profile
+def chosen_profile(data_dir: Path, given: str | None):
+    """The profile to read with: ``given``, else the one kept in the data folder, else None (the shipped
+    reading). Only read here: nothing is installed before the start is sure (:func:`install_profile`)."""
+    from vision.profile import ACTIVE_NAME, TileProfile
 
+    if given:
+        return TileProfile.load(given)
+    active = data_dir / ACTIVE_NAME
+    return TileProfile.load(active) if active.exists() else None
+
+
+def install_profile(data_dir: Path, profile, given: bool) -> Path | None:
+    """Read with ``profile`` from now on; one ``given`` with --profile is kept in the data folder for the
+    next start, written beside it first so the one kept there is never half replaced."""
+    import os
+
+    from vision.profile import ACTIVE_NAME, set_default_profile
+
+    if profile is None:
+        return None
     active = data_dir / ACTIVE_NAME
     if given:
-        TileProfile.load(given).save(active)  # checked before it replaces the active one
-    if not active.exists():
-        return None
-    set_default_profile(active)
+        new = active.with_name(ACTIVE_NAME + ".new")
+        try:
+            profile.save(new)
+            os.replace(new, active)
+        finally:
+            new.unlink(missing_ok=True)
+    set_default_profile(profile)
     return active
 
 
@@ -90,10 +109,39 @@ def database_problem(db: str) -> str | None:
     return None
 
 
+class AppToCome:
+    """The WSGI app, handed to waitress before it is built: the port is taken first, so that a start
+    refused for it has changed nothing (no requests are served before ``server.run()`` anyway)."""
+
+    app = None
+
+    def __call__(self, environ, start_response):
+        return self.app(environ, start_response)
+
+
+def listen(app, host: str, port: int):
+    """The waitress server bound to ``host``:``port``, not serving yet (OSError: the port is taken ...)."""
+    from waitress import create_server
+
+    from webui import security
+
+    server = create_server(
+        app, host=host, port=port, threads=THREADS, ident="rummikub-companion",
+        # the app holds each write to its own limit; this is the largest of them (a photo to teach
+        # the tiles) with room for the form around it; waitress keeps big bodies on disk, not in memory
+        max_request_body_size=security.Limits().photo_bytes + 64 * 1024, max_request_header_size=32 * 1024,
+        channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True,
+    )
+    # an open page's event stream never ends by itself: wait SHUTDOWN_WAIT_S for the
+    # requests in flight, not waitress's 5 s, and do not list the streams left behind
+    server.task_dispatcher.shutdown = functools.partial(server.task_dispatcher.shutdown,
+                                                        timeout=SHUTDOWN_WAIT_S)
+    logging.getLogger("waitress").setLevel(logging.ERROR)
+    return server
+
+
 def run(args: argparse.Namespace) -> int:
     import sqlite3
-
-    from waitress import create_server
 
     from webui import security
     from webui.app import create_app
@@ -124,12 +172,12 @@ def run(args: argparse.Namespace) -> int:
     problem = database_problem(db)
     if problem:
         return fail(f"--db {db}: {problem}")
+    data_dir = Path(db).parent
     try:
-        profile = activate_profile(Path(db).parent, args.profile)
+        profile = chosen_profile(data_dir, args.profile)
     except ValueError as exc:
         return fail(str(exc))
-    if profile:
-        print(f"reading tiles with the profile {profile}", flush=True)
+    # a start refused below changes nothing: the database and the port are taken before anything is written
     lock = DatabaseLock(db, owner=urls[0])
     try:
         lock.acquire()
@@ -138,27 +186,23 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"--db {db}: cannot create the lock file {lock.path}: {exc.strerror or exc}")
     app = server = None
+    wsgi = AppToCome()
     try:
         try:
-            app = create_app({"DATABASE": db, "SOURCE": args.source, "LISTEN_HOST": args.host,
-                              "ALLOWED_HOSTS": args.allow_host, "TABLE_PIN": pin, "PHONE_URLS": urls})
-        except sqlite3.Error as exc:  # what database_problem could not foresee (a table of another program ...)
-            return fail(f"--db {db}: {exc}")
-        try:
-            server = create_server(
-                app, host=args.host, port=args.port, threads=THREADS, ident="rummikub-companion",
-                # the app holds each write to its own limit; this is the largest of them (a photo to teach
-                # the tiles) with room for the form around it; waitress keeps big bodies on disk, not in memory
-                max_request_body_size=security.Limits().photo_bytes + 64 * 1024, max_request_header_size=32 * 1024,
-                channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True,
-            )
+            server = listen(wsgi, args.host, args.port)
         except OSError as exc:
             return fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
-        # an open page's event stream never ends by itself: wait SHUTDOWN_WAIT_S for the
-        # requests in flight, not waitress's 5 s, and do not list the streams left behind
-        server.task_dispatcher.shutdown = functools.partial(server.task_dispatcher.shutdown,
-                                                            timeout=SHUTDOWN_WAIT_S)
-        logging.getLogger("waitress").setLevel(logging.ERROR)
+        try:
+            active = install_profile(data_dir, profile, given=bool(args.profile))
+        except OSError as exc:
+            return fail(f"--profile {args.profile}: cannot keep it in {data_dir}: {exc.strerror or exc}")
+        if active:
+            print(f"reading tiles with the profile {active}", flush=True)
+        try:
+            app = wsgi.app = create_app({"DATABASE": db, "SOURCE": args.source, "LISTEN_HOST": args.host,
+                                         "ALLOWED_HOSTS": args.allow_host, "TABLE_PIN": pin, "PHONE_URLS": urls})
+        except sqlite3.Error as exc:  # what database_problem could not foresee (a table of another program ...)
+            return fail(f"--db {db}: {exc}")
         print(f"Rummikub companion on {urls[0]}/  (scores in {db})", flush=True)
         if pin:
             print(f"Table PIN: {pin}  (phones open {urls[0]}/pin; this computer's page shows a QR code)",
@@ -177,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
             companion.stop()  # camera and turn clock
             companion.session.store.close()
         lock.release()
-        if server is not None:
+        if app is not None:
             print("Stopped: camera, turn clock and database closed.", flush=True)
 
 

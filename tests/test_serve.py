@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -10,7 +12,13 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+from cli import main
 from test_webui_db import call, free_port, serve
+from vision.profile import TileProfile
+from webui.dblock import DatabaseLock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,3 +87,68 @@ def test_serve_refuses_a_bad_pin():
     done = subprocess.run([sys.executable, "-m", "cli", "serve", "--pin", "12ab"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--pin" in done.stderr
+
+
+# -- refused at the start: exit 2, one line, and nothing changed ----------------------------------------------
+
+class Reached(Exception):
+    """The start went on to build the app."""
+
+
+def never(*args, **kwargs):
+    raise Reached("the server went on to build the app")
+
+
+@pytest.fixture
+def no_app(monkeypatch):
+    """The app is never built (a start that gets that far raises Reached); the profile read with is reset."""
+    import vision.profile
+    import webui.app
+
+    monkeypatch.setattr(webui.app, "create_app", never)
+    monkeypatch.setattr(vision.profile, "_default", None)
+
+
+def profile_file(path: Path, seed: int) -> Path:
+    """A tile profile serve takes (which classifier it fits is checked only when tiles are read)."""
+    rng = np.random.default_rng(seed)
+    return TileProfile(rng.normal(size=(54, 8)).astype(np.float32), np.zeros(54, np.float32), "test").save(path)
+
+
+def serve_here(capsys, *argv: str) -> tuple[int, str]:
+    """``serve`` in this process: its exit code and what it said on stderr, which holds no traceback."""
+    code = main(["serve", *argv])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err
+
+
+@pytest.mark.parametrize("taken", ["database", "port"])
+def test_a_start_refused_for_a_busy_database_or_port_leaves_the_kept_profile_alone(tmp_path, capsys, no_app, taken):
+    db, port = tmp_path / "club.sqlite3", free_port()
+    kept = profile_file(tmp_path / "tile_profile.npz", seed=1)
+    before = kept.read_bytes()
+    new = profile_file(tmp_path / "new.npz", seed=2)
+    with contextlib.ExitStack() as busy:
+        if taken == "database":
+            busy.enter_context(DatabaseLock(db, owner="the first server"))
+        else:
+            sock = busy.enter_context(socket.socket())
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+        code, err = serve_here(capsys, "--db", str(db), "--port", str(port), "--profile", str(new),
+                               "--source", str(tmp_path))
+    assert code == 2
+    assert ("in use by another companion server" if taken == "database" else f"cannot listen on 127.0.0.1:{port}") in err
+    assert kept.read_bytes() == before
+    assert [p.name for p in tmp_path.glob("tile_profile*")] == ["tile_profile.npz"]
+
+
+def test_the_profile_given_is_kept_once_the_start_is_sure(tmp_path, capsys, no_app):
+    new = profile_file(tmp_path / "new.npz", seed=2)
+    profile_file(tmp_path / "tile_profile.npz", seed=1)
+    with pytest.raises(Reached):
+        main(["serve", "--db", str(tmp_path / "club.sqlite3"), "--port", str(free_port()), "--profile", str(new),
+              "--source", str(tmp_path)])
+    assert np.array_equal(TileProfile.load(tmp_path / "tile_profile.npz").weight, TileProfile.load(new).weight)
+    assert [p.name for p in tmp_path.glob("tile_profile*")] == ["tile_profile.npz"]
