@@ -58,13 +58,41 @@ def phone_urls(host: str, port: int) -> list[str]:
 
 def chosen_profile(data_dir: Path, given: str | None):
     """The profile to read with: ``given``, else the one kept in the data folder, else None (the shipped
-    reading). Only read here: nothing is installed before the start is sure (:func:`install_profile`)."""
-    from vision.profile import ACTIVE_NAME, TileProfile
+    reading). Only read here: nothing is installed before the start is sure (:func:`install_profile`).
+    A kept one that cannot be read stops the start (ProfileError saying what to do): reading as shipped
+    instead would quietly undo what the players taught."""
+    from vision.profile import ACTIVE_NAME, ProfileError
 
     if given:
-        return TileProfile.load(given)
+        try:
+            return load_profile(given)
+        except ProfileError as exc:
+            raise ProfileError(f"--profile {exc}") from None
     active = data_dir / ACTIVE_NAME
-    return TileProfile.load(active) if active.exists() else None
+    if not active.exists():
+        return None
+    try:
+        return load_profile(active)
+    except ProfileError as exc:
+        raise ProfileError(
+            f"the tile profile kept in the data folder cannot be used: {exc}. Delete that file (the tiles are "
+            "then read as shipped), or start with --profile GOOD.npz to replace it, or make a new one with "
+            "'rummikub-companion calibrate'") from None
+
+
+def load_profile(path: str | Path):
+    """``TileProfile.load``, with a truncated or damaged file a ProfileError too, not a traceback."""
+    import zipfile
+    import zlib
+
+    from vision.profile import ProfileError, TileProfile
+
+    try:
+        return TileProfile.load(path)
+    except ProfileError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+        raise ProfileError(f"{path}: not a tile profile ({exc})") from None
 
 
 def install_profile(data_dir: Path, profile, given: bool) -> Path | None:

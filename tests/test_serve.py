@@ -152,3 +152,25 @@ def test_the_profile_given_is_kept_once_the_start_is_sure(tmp_path, capsys, no_a
               "--source", str(tmp_path)])
     assert np.array_equal(TileProfile.load(tmp_path / "tile_profile.npz").weight, TileProfile.load(new).weight)
     assert [p.name for p in tmp_path.glob("tile_profile*")] == ["tile_profile.npz"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not a profile"])
+def test_a_damaged_profile_in_the_data_folder_stops_the_start_saying_what_to_do(tmp_path, capsys, no_app, damage):
+    kept = profile_file(tmp_path / "tile_profile.npz", seed=1)
+    kept.write_bytes(kept.read_bytes()[:1000] if damage == "truncated" else b"not a profile")
+    before = kept.read_bytes()
+    code, err = serve_here(capsys, "--db", str(tmp_path / "club.sqlite3"), "--port", str(free_port()),
+                           "--source", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1
+    assert f"{kept}: not a tile profile" in err
+    assert "Delete that file" in err and "--profile GOOD.npz" in err and "rummikub-companion calibrate" in err
+    assert kept.read_bytes() == before and not (tmp_path / "club.sqlite3").exists()  # nothing started
+
+
+def test_a_truncated_profile_given_is_refused_by_name(tmp_path, capsys, no_app):
+    given = profile_file(tmp_path / "box.npz", seed=1)
+    given.write_bytes(given.read_bytes()[:1000])
+    code, err = serve_here(capsys, "--db", str(tmp_path / "club.sqlite3"), "--port", str(free_port()),
+                           "--profile", str(given), "--source", str(tmp_path))
+    assert code == 2 and f"--profile {given}: not a tile profile" in err
+    assert not (tmp_path / "tile_profile.npz").exists()
