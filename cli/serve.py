@@ -41,6 +41,27 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def host_problem(host: str, port: int) -> str | None:
+    """Why the server cannot listen on ``host``, or None: said before anything starts, not as waitress's
+    traceback once the app, the camera and the database are up. Nothing is stripped: what is given is used."""
+    import socket
+
+    if not host.strip():
+        return "--host is empty: give an address, such as 127.0.0.1 (this computer) or 0.0.0.0 (the network)"
+    if host != host.strip():
+        return f"--host {host!r} has spaces around it: give the address alone"
+    if host == "*":
+        return "--host '*' is no address: 0.0.0.0 listens on every address"
+    try:
+        socket.getaddrinfo(host, port, socket.AF_UNSPEC, socket.SOCK_STREAM, socket.IPPROTO_TCP,
+                           socket.AI_PASSIVE)
+    except (OSError, UnicodeError, ValueError) as exc:
+        hint = " (an IPv6 address goes without brackets)" if host.startswith("[") else ""
+        reason = getattr(exc, "strerror", None) or exc
+        return f"cannot listen on {host}:{port}: no such address or host name here ({reason}){hint}"
+    return None
+
+
 def phone_urls(host: str, port: int) -> list[str]:
     """Where phones reach this server: the LAN address for 0.0.0.0, else the address given."""
     from webui.security import WILDCARD_HOSTS, lan_address
@@ -185,6 +206,9 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--port {args.port} is not a port (1-65535)")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         return fail("--pin takes 4 to 12 digits")
+    problem = host_problem(args.host, args.port)
+    if problem:
+        return fail(problem)
     if args.source is not None:
         try:
             open_source(args.source)  # only read as camera, URL, file or folder: nothing is opened yet

@@ -174,3 +174,19 @@ def test_a_truncated_profile_given_is_refused_by_name(tmp_path, capsys, no_app):
                            "--profile", str(given), "--source", str(tmp_path))
     assert code == 2 and f"--profile {given}: not a tile profile" in err
     assert not (tmp_path / "tile_profile.npz").exists()
+
+
+@pytest.mark.parametrize("host, words", [
+    ("nosuchhost.invalid", "cannot listen on nosuchhost.invalid:{port}: no such address or host name here"),
+    ("256.1.1.1", "cannot listen on 256.1.1.1:{port}: no such address or host name here"),
+    ("[::1]", "an IPv6 address goes without brackets"),
+    ("", "--host is empty"),
+    (" 127.0.0.1", "--host ' 127.0.0.1' has spaces around it"),
+    ("*", "0.0.0.0 listens on every address"),
+])
+def test_a_host_it_cannot_listen_on_is_refused_before_anything_starts(tmp_path, capsys, no_app, host, words):
+    port = free_port()
+    db = tmp_path / "club.sqlite3"
+    code, err = serve_here(capsys, "--host", host, "--port", str(port), "--db", str(db), "--source", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and words.format(port=port) in err
+    assert not db.with_name(db.name + ".lock").exists()  # the database was not even locked
