@@ -58,8 +58,13 @@ def host_problem(host: str, port: int) -> str | None:
     except (OSError, UnicodeError, ValueError) as exc:
         hint = " (an IPv6 address goes without brackets)" if host.startswith("[") else ""
         reason = getattr(exc, "strerror", None) or exc
-        return f"cannot listen on {host}:{port}: no such address or host name here ({reason}){hint}"
+        return f"cannot listen on {url_host(host)}:{port}: no such address or host name here ({reason}){hint}"
     return None
+
+
+def url_host(host: str) -> str:
+    """``host`` as written before ``:PORT`` in a URL: an IPv6 address in brackets (``[::1]``)."""
+    return f"[{host}]" if ":" in host else host
 
 
 def phone_urls(host: str, port: int) -> list[str]:
@@ -72,9 +77,7 @@ def phone_urls(host: str, port: int) -> list[str]:
         address = lan_address() or socket.gethostname()
     else:
         address = host
-    if ":" in address:
-        address = f"[{address}]"
-    return [f"http://{address}:{port}"]
+    return [f"http://{url_host(address)}:{port}"]
 
 
 def chosen_profile(data_dir: Path, given: str | None):
@@ -219,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
     if args.pin and not lan:
         print("rummikub-companion serve: --pin is not needed on 127.0.0.1 (only this computer can connect)",
               file=sys.stderr)
-    urls = phone_urls(args.host, args.port) if lan else [f"http://{args.host}:{args.port}"]
+    urls = phone_urls(args.host, args.port) if lan else [f"http://{url_host(args.host)}:{args.port}"]
     db = args.db or str(default_db_path())
     problem = database_problem(db)
     if problem:
@@ -243,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             server = listen(wsgi, args.host, args.port)
         except OSError as exc:
-            return fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+            return fail(f"cannot listen on {url_host(args.host)}:{args.port}: {exc.strerror or exc}")
         try:
             active = install_profile(data_dir, profile, given=bool(args.profile))
         except OSError as exc:

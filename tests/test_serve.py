@@ -190,3 +190,36 @@ def test_a_host_it_cannot_listen_on_is_refused_before_anything_starts(tmp_path, 
     code, err = serve_here(capsys, "--host", host, "--port", str(port), "--db", str(db), "--source", str(tmp_path))
     assert code == 2 and err.count("\n") == 1 and words.format(port=port) in err
     assert not db.with_name(db.name + ".lock").exists()  # the database was not even locked
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
+def test_an_ipv6_address_is_printed_in_brackets_as_a_browser_takes_it(tmp_path, capsys, no_app):
+    port = free_port()
+    with socket.socket(socket.AF_INET6) as taken:
+        taken.bind(("::1", port))
+        taken.listen()
+        code, err = serve_here(capsys, "--host", "::1", "--port", str(port), "--db", str(tmp_path / "c.sqlite3"),
+                               "--source", str(tmp_path))
+    assert code == 2 and f"cannot listen on [::1]:{port}: " in err
+
+    (tmp_path / "no-camera").mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--host", "::1", "--port", str(port),
+                             "--db", str(tmp_path / "c.sqlite3"), "--source", str(tmp_path / "no-camera")],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        said = proc.stdout.readline()
+        assert said.startswith(f"Rummikub companion on http://[::1]:{port}/ "), said
+        with urllib.request.urlopen(f"http://[::1]:{port}/api/state", timeout=10) as res:  # the URL printed works
+            assert res.status == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
