@@ -140,6 +140,22 @@ def install_profile(data_dir: Path, profile, given: bool) -> Path | None:
     return active
 
 
+def folder_problem(folder: Path) -> str | None:
+    """Why nothing can be written in ``folder`` (a read-only file system, no permission), or None: SQLite
+    says only "unable to open database file" there, which reads as a broken database."""
+    import os
+
+    if os.access(folder, os.W_OK | os.X_OK):
+        return None
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (AttributeError, OSError):  # no statvfs on Windows
+        read_only = False
+    where = "is on a read-only file system" if read_only else "is not writable for this user"
+    return (f"the folder {folder} {where}: the game could not be saved there (nor the lock beside it); "
+            "give a --db in a folder you can write to")
+
+
 def database_problem(db: str) -> str | None:
     """Why ``db`` cannot hold the scores, or None: said at the start, not as a traceback once serving."""
     import contextlib
@@ -152,6 +168,9 @@ def database_problem(db: str) -> str | None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return f"cannot create the folder {path.parent}: {exc.strerror or exc}"
+    unwritable = folder_problem(path.parent)
+    if unwritable:
+        return unwritable
     if path.is_file() and path.stat().st_size:  # an empty file becomes a new database
         try:
             with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:

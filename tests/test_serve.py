@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import socket
 import subprocess
@@ -223,3 +224,55 @@ def test_an_ipv6_address_is_printed_in_brackets_as_a_browser_takes_it(tmp_path, 
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=20)
+
+
+def saved_game(db: Path) -> None:
+    """A good database with a game in it."""
+    from webui.db import Store
+
+    store = Store(db)
+    store.create_game(["Ann", "Ben"], {}, {}, None)
+    store.close()
+
+
+def test_a_good_database_in_a_folder_it_cannot_write_is_not_called_broken(tmp_path, capsys, no_app, monkeypatch):
+    import os
+
+    db = tmp_path / "club" / "g.sqlite3"
+    db.parent.mkdir()
+    saved_game(db)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: Path(path) != db.parent and real(path, mode, **kw))
+    code, err = serve_here(capsys, "--db", str(db), "--port", str(free_port()), "--source", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1
+    assert f"--db {db}: the folder {db.parent} is not writable for this user" in err
+    assert "cannot be opened as a database" not in err
+
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """A folder on a small file system of its own, made read-only by ``.lock()``; only where mount works."""
+    folder = tmp_path / "romnt"
+    folder.mkdir()
+    if os.name != "posix" or os.geteuid() != 0 or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)], capture_output=True).returncode:
+        pytest.skip("cannot mount a file system here")
+
+    class Mount:
+        path = folder
+
+        @staticmethod
+        def lock() -> None:
+            subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+
+    yield Mount
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_good_database_on_a_read_only_file_system_says_so(tmp_path, capsys, no_app, read_only_mount):
+    db = read_only_mount.path / "g.sqlite3"
+    saved_game(db)
+    read_only_mount.lock()
+    code, err = serve_here(capsys, "--db", str(db), "--port", str(free_port()), "--source", str(tmp_path))
+    assert code == 2 and f"the folder {db.parent} is on a read-only file system" in err
+    assert "cannot be opened as a database" not in err
