@@ -229,6 +229,8 @@ def run(args: argparse.Namespace) -> int:
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         return fail("--pin takes 4 to 12 digits")
     problem = host_problem(args.host, args.port)
+    for name in args.allow_host:
+        problem = problem or security.allow_host_problem(name)
     if problem:
         return fail(problem)
     if args.source is not None:

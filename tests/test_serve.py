@@ -140,7 +140,8 @@ def test_a_start_refused_for_a_busy_database_or_port_leaves_the_kept_profile_alo
         code, err = serve_here(capsys, "--db", str(db), "--port", str(port), "--profile", str(new),
                                "--source", str(tmp_path))
     assert code == 2
-    assert ("in use by another companion server" if taken == "database" else f"cannot listen on 127.0.0.1:{port}") in err
+    said = "in use by another companion server" if taken == "database" else f"cannot listen on 127.0.0.1:{port}"
+    assert said in err
     assert kept.read_bytes() == before
     assert [p.name for p in tmp_path.glob("tile_profile*")] == ["tile_profile.npz"]
 
@@ -276,3 +277,21 @@ def test_a_good_database_on_a_read_only_file_system_says_so(tmp_path, capsys, no
     code, err = serve_here(capsys, "--db", str(db), "--port", str(free_port()), "--source", str(tmp_path))
     assert code == 2 and f"the folder {db.parent} is on a read-only file system" in err
     assert "cannot be opened as a database" not in err
+
+
+@pytest.mark.parametrize("name", ["http://x y", "x y", "", " table.club.lan", "http://table.club.lan",
+                                  "table.club.lan/", "256.1.1.1", "table.club.lan:99999", "table.club.lan:",
+                                  "[::1", "[table.club.lan]", "-table.club.lan", "tàble.lan"])
+def test_an_allow_host_that_is_no_host_name_or_address_is_refused(tmp_path, capsys, no_app, name):
+    code, err = serve_here(capsys, "--allow-host", "table.club.lan", f"--allow-host={name}", "--port", str(free_port()),
+                           "--db", str(tmp_path / "club.sqlite3"), "--source", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1
+    assert f"--allow-host {name!r} is not a host name or address" in err and "without http://" in err
+
+
+@pytest.mark.parametrize("name", ["table.club.lan", "Table.Club.Lan.", "table.club.lan:5000", "192.168.1.20",
+                                  "192.168.1.20:5000", "fe80::1", "[::1]", "[::1]:5000", "my_table"])
+def test_a_host_name_or_address_with_or_without_a_port_is_taken(tmp_path, no_app, name):
+    with pytest.raises(Reached):
+        main(["serve", "--allow-host", name, "--port", str(free_port()), "--db", str(tmp_path / "club.sqlite3"),
+              "--source", str(tmp_path)])
