@@ -41,6 +41,32 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def host_problem(host: str, port: int) -> str | None:
+    """Why the server cannot listen on ``host``, or None: said before anything starts, not as waitress's
+    traceback once the app, the camera and the database are up. Nothing is stripped: what is given is used."""
+    import socket
+
+    if not host.strip():
+        return "--host is empty: give an address, such as 127.0.0.1 (this computer) or 0.0.0.0 (the network)"
+    if host != host.strip():
+        return f"--host {host!r} has spaces around it: give the address alone"
+    if host == "*":
+        return "--host '*' is no address: 0.0.0.0 listens on every address"
+    try:
+        socket.getaddrinfo(host, port, socket.AF_UNSPEC, socket.SOCK_STREAM, socket.IPPROTO_TCP,
+                           socket.AI_PASSIVE)
+    except (OSError, UnicodeError, ValueError) as exc:
+        hint = " (an IPv6 address goes without brackets)" if host.startswith("[") else ""
+        reason = getattr(exc, "strerror", None) or exc
+        return f"cannot listen on {url_host(host)}:{port}: no such address or host name here ({reason}){hint}"
+    return None
+
+
+def url_host(host: str) -> str:
+    """``host`` as written before ``:PORT`` in a URL: an IPv6 address in brackets (``[::1]``)."""
+    return f"[{host}]" if ":" in host else host
+
+
 def phone_urls(host: str, port: int) -> list[str]:
     """Where phones reach this server: the LAN address for 0.0.0.0, else the address given."""
     from webui.security import WILDCARD_HOSTS, lan_address
@@ -51,22 +77,83 @@ def phone_urls(host: str, port: int) -> list[str]:
         address = lan_address() or socket.gethostname()
     else:
         address = host
-    if ":" in address:
-        address = f"[{address}]"
-    return [f"http://{address}:{port}"]
+    return [f"http://{url_host(address)}:{port}"]
 
 
-def activate_profile(data_dir: Path, given: str | None) -> Path | None:
-    """Copy ``given`` into the data folder as the active profile; use the active one there, if any."""
-    from vision.profile import ACTIVE_NAME, TileProfile, set_default_profile
+def chosen_profile(data_dir: Path, given: str | None):
+    """The profile to read with: ``given``, else the one kept in the data folder, else None (the shipped
+    reading). Only read here: nothing is installed before the start is sure (:func:`install_profile`).
+    A kept one that cannot be read stops the start (ProfileError saying what to do): reading as shipped
+    instead would quietly undo what the players taught."""
+    from vision.profile import ACTIVE_NAME, ProfileError
 
-    active = data_dir / ACTIVE_NAME
     if given:
-        TileProfile.load(given).save(active)  # checked before it replaces the active one
+        try:
+            return load_profile(given)
+        except ProfileError as exc:
+            raise ProfileError(f"--profile {exc}") from None
+    active = data_dir / ACTIVE_NAME
     if not active.exists():
         return None
-    set_default_profile(active)
+    try:
+        return load_profile(active)
+    except ProfileError as exc:
+        raise ProfileError(
+            f"the tile profile kept in the data folder cannot be used: {exc}. Delete that file (the tiles are "
+            "then read as shipped), or start with --profile GOOD.npz to replace it, or make a new one with "
+            "'rummikub-companion calibrate'") from None
+
+
+def load_profile(path: str | Path):
+    """``TileProfile.load``, with a truncated or damaged file a ProfileError too, not a traceback."""
+    import zipfile
+    import zlib
+
+    from vision.profile import ProfileError, TileProfile
+
+    try:
+        return TileProfile.load(path)
+    except ProfileError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+        raise ProfileError(f"{path}: not a tile profile ({exc})") from None
+
+
+def install_profile(data_dir: Path, profile, given: bool) -> Path | None:
+    """Read with ``profile`` from now on; one ``given`` with --profile is kept in the data folder for the
+    next start, written beside it first so the one kept there is never half replaced."""
+    import os
+
+    from vision.profile import ACTIVE_NAME, set_default_profile
+
+    if profile is None:
+        return None
+    active = data_dir / ACTIVE_NAME
+    if given:
+        new = active.with_name(ACTIVE_NAME + ".new")
+        try:
+            profile.save(new)
+            os.replace(new, active)
+        finally:
+            new.unlink(missing_ok=True)
+    set_default_profile(profile)
     return active
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why nothing can be written in ``folder`` (a read-only file system, no permission), or None: SQLite
+    says only "unable to open database file" there, which reads as a broken database."""
+    import os
+
+    if os.access(folder, os.W_OK | os.X_OK):
+        return None
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (AttributeError, OSError):  # no statvfs on Windows
+        read_only = False
+    where = "is on a read-only file system" if read_only else "is not writable for this user"
+    return (f"the folder {folder} {where}: the game could not be saved there (nor the lock beside it); "
+            "give a --db in a folder you can write to")
 
 
 def database_problem(db: str) -> str | None:
@@ -81,6 +168,9 @@ def database_problem(db: str) -> str | None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return f"cannot create the folder {path.parent}: {exc.strerror or exc}"
+    unwritable = folder_problem(path.parent)
+    if unwritable:
+        return unwritable
     if path.is_file() and path.stat().st_size:  # an empty file becomes a new database
         try:
             with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
@@ -90,10 +180,39 @@ def database_problem(db: str) -> str | None:
     return None
 
 
+class AppToCome:
+    """The WSGI app, handed to waitress before it is built: the port is taken first, so that a start
+    refused for it has changed nothing (no requests are served before ``server.run()`` anyway)."""
+
+    app = None
+
+    def __call__(self, environ, start_response):
+        return self.app(environ, start_response)
+
+
+def listen(app, host: str, port: int):
+    """The waitress server bound to ``host``:``port``, not serving yet (OSError: the port is taken ...)."""
+    from waitress import create_server
+
+    from webui import security
+
+    server = create_server(
+        app, host=host, port=port, threads=THREADS, ident="rummikub-companion",
+        # the app holds each write to its own limit; this is the largest of them (a photo to teach
+        # the tiles) with room for the form around it; waitress keeps big bodies on disk, not in memory
+        max_request_body_size=security.Limits().photo_bytes + 64 * 1024, max_request_header_size=32 * 1024,
+        channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True,
+    )
+    # an open page's event stream never ends by itself: wait SHUTDOWN_WAIT_S for the
+    # requests in flight, not waitress's 5 s, and do not list the streams left behind
+    server.task_dispatcher.shutdown = functools.partial(server.task_dispatcher.shutdown,
+                                                        timeout=SHUTDOWN_WAIT_S)
+    logging.getLogger("waitress").setLevel(logging.ERROR)
+    return server
+
+
 def run(args: argparse.Namespace) -> int:
     import sqlite3
-
-    from waitress import create_server
 
     from webui import security
     from webui.app import create_app
@@ -109,6 +228,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--port {args.port} is not a port (1-65535)")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         return fail("--pin takes 4 to 12 digits")
+    problem = host_problem(args.host, args.port)
+    for name in args.allow_host:
+        problem = problem or security.allow_host_problem(name)
+    if problem:
+        return fail(problem)
     if args.source is not None:
         try:
             open_source(args.source)  # only read as camera, URL, file or folder: nothing is opened yet
@@ -119,17 +243,17 @@ def run(args: argparse.Namespace) -> int:
     if args.pin and not lan:
         print("rummikub-companion serve: --pin is not needed on 127.0.0.1 (only this computer can connect)",
               file=sys.stderr)
-    urls = phone_urls(args.host, args.port) if lan else [f"http://{args.host}:{args.port}"]
+    urls = phone_urls(args.host, args.port) if lan else [f"http://{url_host(args.host)}:{args.port}"]
     db = args.db or str(default_db_path())
     problem = database_problem(db)
     if problem:
         return fail(f"--db {db}: {problem}")
+    data_dir = Path(db).parent
     try:
-        profile = activate_profile(Path(db).parent, args.profile)
+        profile = chosen_profile(data_dir, args.profile)
     except ValueError as exc:
         return fail(str(exc))
-    if profile:
-        print(f"reading tiles with the profile {profile}", flush=True)
+    # a start refused below changes nothing: the database and the port are taken before anything is written
     lock = DatabaseLock(db, owner=urls[0])
     try:
         lock.acquire()
@@ -138,27 +262,23 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"--db {db}: cannot create the lock file {lock.path}: {exc.strerror or exc}")
     app = server = None
+    wsgi = AppToCome()
     try:
         try:
-            app = create_app({"DATABASE": db, "SOURCE": args.source, "LISTEN_HOST": args.host,
-                              "ALLOWED_HOSTS": args.allow_host, "TABLE_PIN": pin, "PHONE_URLS": urls})
+            server = listen(wsgi, args.host, args.port)
+        except OSError as exc:
+            return fail(f"cannot listen on {url_host(args.host)}:{args.port}: {exc.strerror or exc}")
+        try:
+            active = install_profile(data_dir, profile, given=bool(args.profile))
+        except OSError as exc:
+            return fail(f"--profile {args.profile}: cannot keep it in {data_dir}: {exc.strerror or exc}")
+        if active:
+            print(f"reading tiles with the profile {active}", flush=True)
+        try:
+            app = wsgi.app = create_app({"DATABASE": db, "SOURCE": args.source, "LISTEN_HOST": args.host,
+                                         "ALLOWED_HOSTS": args.allow_host, "TABLE_PIN": pin, "PHONE_URLS": urls})
         except sqlite3.Error as exc:  # what database_problem could not foresee (a table of another program ...)
             return fail(f"--db {db}: {exc}")
-        try:
-            server = create_server(
-                app, host=args.host, port=args.port, threads=THREADS, ident="rummikub-companion",
-                # the app holds each write to its own limit; this is the largest of them (a photo to teach
-                # the tiles) with room for the form around it; waitress keeps big bodies on disk, not in memory
-                max_request_body_size=security.Limits().photo_bytes + 64 * 1024, max_request_header_size=32 * 1024,
-                channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True,
-            )
-        except OSError as exc:
-            return fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
-        # an open page's event stream never ends by itself: wait SHUTDOWN_WAIT_S for the
-        # requests in flight, not waitress's 5 s, and do not list the streams left behind
-        server.task_dispatcher.shutdown = functools.partial(server.task_dispatcher.shutdown,
-                                                            timeout=SHUTDOWN_WAIT_S)
-        logging.getLogger("waitress").setLevel(logging.ERROR)
         print(f"Rummikub companion on {urls[0]}/  (scores in {db})", flush=True)
         if pin:
             print(f"Table PIN: {pin}  (phones open {urls[0]}/pin; this computer's page shows a QR code)",
@@ -177,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
             companion.stop()  # camera and turn clock
             companion.session.store.close()
         lock.release()
-        if server is not None:
+        if app is not None:
             print("Stopped: camera, turn clock and database closed.", flush=True)
 
 

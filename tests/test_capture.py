@@ -457,3 +457,13 @@ def test_the_page_state_shows_a_dead_source_and_its_return(tmp_path):
     finally:
         live.stop()
         app.extensions["companion"].session.store.close()
+
+
+def test_a_camera_that_is_not_there_is_reported_in_our_words_only(capfd):
+    """OpenCV's own "[ WARN:0@...] can't open camera by index" lines came every retry (5 s) on stderr."""
+    source = VideoCaptureSource(7 if not Path("/dev/video7").exists() else 99, live=True)
+    with pytest.raises(SourceError, match="cannot open camera"):
+        source.open()
+    err = capfd.readouterr().err
+    assert "WARN" not in err and "ERROR" not in err, err
+    assert cv2.utils.logging.getLogLevel() != cv2.utils.logging.LOG_LEVEL_SILENT  # only while it opened

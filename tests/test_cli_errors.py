@@ -46,9 +46,11 @@ def refused(capsys, *argv):
 
 @pytest.fixture
 def no_server(monkeypatch):
-    """The app is never built: a check that passes shows up as Reached."""
+    """Neither the port nor the app is taken: a check that passes shows up as Reached."""
+    import cli.serve
     import webui.app
 
+    monkeypatch.setattr(cli.serve, "listen", never)
     monkeypatch.setattr(webui.app, "create_app", never)
 
 

@@ -168,3 +168,15 @@ def test_without_the_recording_as_source_there_is_no_demo(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "c.sqlite3"), "LIVE": FakeLive(""), "TICKER": False})
     assert app.extensions["companion"].demo is None
     assert app.extensions["companion"].state_json()["demo"] is None
+
+
+def test_the_driver_leaves_a_person_s_game_on_the_table_alone(tmp_path):
+    """A server started again with the players' own game on the table: the demo never replaces it."""
+    session = GameSession(Store(tmp_path / "c.sqlite3"), now=FakeClock())
+    session.start_game(["Zed", "Yan", "Xia"])
+    ours = session.game_id
+    demo = DemoDriver(SCRIPT, session)
+    assert not demo.driving and demo.view() is None
+    demo.step(SCRIPT.events[0].after_frame, ())
+    demo.step(SCRIPT.frames + SCRIPT.events[0].after_frame + round(2 * SCRIPT.fps), ())
+    assert session.game_id == ours and session.game.names == ("Zed", "Yan", "Xia")

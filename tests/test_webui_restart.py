@@ -4,6 +4,7 @@ A turn clock that ran out while the server was down used to be judged at the fir
 table of a camera that had not read anything yet: Ann's R10 R11 R12 became "nothing placed: draws a tile"
 (and then Ben's own), a legal O11 O12 O13 became "tiles taken back" with a penalty.  The Flask client with
 a fake camera whose first reading comes when the test says, then a real server killed with SIGKILL.
+Last, a real server on the recorded demo started again after the players took over: their game stays.
 """
 
 from __future__ import annotations
@@ -207,3 +208,42 @@ def test_a_real_server_killed_while_ann_s_clock_runs_judges_her_meld_once_the_ca
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
+
+
+# --- a real server on the recorded demo, restarted after the players took over ----------------------
+
+@pytest.mark.skipif(not (ROOT / "sample_images" / "recorded_game.mp4").is_file(), reason="needs the recorded game")
+def test_a_restart_without_source_keeps_the_players_game_on_the_table(tmp_path):
+    from webui.demo import GRACE_SECONDS, DemoScript
+
+    db = tmp_path / "companion.sqlite3"
+    port = free_port()
+    proc = serve(port, db, tmp_path, source=None)  # the recorded demo: no --source
+    try:
+        call(port, "/api/game", {"players": ["Zed", "Yan", "Xia"]})
+        for _ in range(2):
+            time.sleep(PRESS_GUARD_S)
+            call(port, "/api/turn/end", {})
+        before = call(port, "/api/state")["game"]
+        games = [g["id"] for g in call(port, "/api/games")]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)
+    assert before["current"] == "Xia"
+
+    proc = serve(port, db, tmp_path, source=None)
+    try:
+        script = DemoScript.load(ROOT / "sample_images" / "recorded_game.json")
+        # by then the recording's first press (a new game of Ann and Ben) would have fallen
+        deadline = time.monotonic() + script.events[0].after_frame / script.fps + GRACE_SECONDS + 1
+        while True:
+            s = call(port, "/api/state")
+            assert s["demo"] is None and s["game"]["id"] == before["id"], (s["demo"], s["game"]["players"])
+            assert s["game"]["turn"]["id"] == before["turn"]["id"] and not s["camera"]["ok"]  # no recording judged
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert [g["id"] for g in call(port, "/api/games")] == games  # no demo game came, none went
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)

@@ -9,6 +9,7 @@ frame and stale ones are dropped, so a slow model never falls behind the table.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.resources
 import logging
 import threading
@@ -27,6 +28,26 @@ log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg"})
+
+
+_opencv_log_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _opencv_quiet():
+    """OpenCV's own log off meanwhile: a camera that is not there would say so at every retry in its words
+    ("[ WARN:0@...] ... can't open camera by index"); the source's own SourceError says it, once, in ours."""
+    cv_log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if cv_log is None:  # an OpenCV without the log switch: its lines stay
+        yield
+        return
+    with _opencv_log_lock:
+        level = cv_log.getLogLevel()
+        cv_log.setLogLevel(cv_log.LOG_LEVEL_SILENT)
+        try:
+            yield
+        finally:
+            cv_log.setLogLevel(level)
 
 
 class SourceError(RuntimeError):
@@ -122,29 +143,32 @@ class VideoCaptureSource(FrameSource):
 
     def open(self) -> None:
         self.close()
-        if self.capture_factory is not None:
-            cap = self.capture_factory(self.target)
-        elif isinstance(self.target, str) and "://" in self.target:
-            ms = int(self.timeout * 1000)
-            params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
-            cap = cv2.VideoCapture(self.target, cv2.CAP_ANY, params)
-        else:
-            cap = cv2.VideoCapture(self.target)
-        if not cap.isOpened():
-            cap.release()
-            if isinstance(self.target, str) and "://" not in self.target and not Path(self.target).is_file():
-                raise SourceError(f"the video {self.name} is gone")
-            raise SourceError(f"cannot open {self.name}")
-        if isinstance(self.target, int):
-            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # where the driver allows: no queue of old frames
-            if self.resolution:
-                cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
-                cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
+        with _opencv_quiet():
+            cap = self._capture()
+            if not cap.isOpened():
+                cap.release()
+                if isinstance(self.target, str) and "://" not in self.target and not Path(self.target).is_file():
+                    raise SourceError(f"the video {self.name} is gone")
+                raise SourceError(f"cannot open {self.name}")
+            if isinstance(self.target, int):
+                cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # where the driver allows: no queue of old frames
+                if self.resolution:
+                    cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
+                    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
         self._cap = cap
         self._fails = 0
         if not self.live:
             fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
             self.frame_interval = 1.0 / fps if 1.0 <= fps <= 240.0 else 1.0 / 25.0
+
+    def _capture(self):
+        if self.capture_factory is not None:
+            return self.capture_factory(self.target)
+        if isinstance(self.target, str) and "://" in self.target:
+            ms = int(self.timeout * 1000)
+            params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
+            return cv2.VideoCapture(self.target, cv2.CAP_ANY, params)
+        return cv2.VideoCapture(self.target)
 
     def read(self) -> np.ndarray | None:
         if self._cap is None:

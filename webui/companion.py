@@ -165,25 +165,32 @@ class Companion:
         return g.tally.table if g is not None and g.status is Status.TALLY else None
 
     def play_recorded_game(self) -> None:
-        """The source is the shipped recording: follow it by itself, pressing its players' buttons."""
+        """The source is the shipped recording: follow it by itself, pressing its players' buttons, unless
+        a person's game was left on the table (a restart after they took over): it stays theirs."""
         script = recorded_game().with_suffix(".json")
         if script.is_file():
             self.demo = DemoDriver(DemoScript.load(script), self.session)
             self.demo_players = list(self.demo.script.players)
+            if not self.demo.driving:
+                self._drop_recording()
 
     def take_over(self) -> None:
         """A person acts on the page: the recorded demo stops pressing buttons for good, and the
-        recording stops: from now on this server has no camera (:class:`NoCamera`), so nothing the
-        recording shows is judged as the people's table."""
+        recording stops (:meth:`_drop_recording`)."""
         if self.demo is None:
             return
         with self._switch:
             if not self.demo.driving:
                 return
             self.demo.take_over()
-            recording = self.live
-            self.live = NoCamera(self.session, self.table_state().version + 1)
-            self._rules = self._final = None
+            self._drop_recording()
+
+    def _drop_recording(self) -> None:
+        """From now on this server has no camera (:class:`NoCamera`), so nothing the recording shows is
+        judged as the people's table."""
+        recording = self.live
+        self.live = NoCamera(self.session, self.table_state().version + 1)
+        self._rules = self._final = None
         # stopping the video's thread takes a moment: not on the request's time
         threading.Thread(target=recording.stop, name="recording stops", daemon=True).start()
 
@@ -264,8 +271,8 @@ class Companion:
         self.follow_rules()
         ts = self.table_state()
         demo = self.demo
-        # while the demo drives, a person's game left on the table (from before this start) is never
-        # judged against the recording: its clock does not run out until the demo's own game replaces it
+        # the recording is judged only as the demo's own game's table (the demo drives only while that
+        # game, or none, is on the table: a person's game left there keeps the server without a camera)
         if (demo is None or not demo.driving or demo.owns_table()) and not self.reading(ts):
             if ts.stable and ts.read:
                 self.session.check_restored(ts.tables)

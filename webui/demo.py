@@ -8,7 +8,9 @@ confirms the tally, through the same :class:`webui.session.GameSession`
 actions the page's buttons use.  Each pass of the looping video is a new
 game; the previous pass's game is deleted, so the database keeps one.  The
 first request a person sends that changes anything (``take_over``) stops it
-for good: from then on the people own the game.
+for good: from then on the people own the game.  It drives only while the
+game on the table is its own, or there is none: a server started again with
+a person's game on the table leaves it there, and the demo does not play.
 """
 
 from __future__ import annotations
@@ -97,13 +99,13 @@ class DemoDriver:
     def __init__(self, script: DemoScript, session: GameSession) -> None:
         self.script = script
         self.session = session
-        self.driving = True
         self.last: dict | None = None  # the latest press, in words for the page
         self._pass = -1
         self._next = 0
         self._lock = threading.Lock()
         self._grace = round(GRACE_SECONDS * script.fps)
         self._game_id = session.store.get_setting(DEMO_GAME)  # the game the demo started, if any
+        self.driving = self.owns_table()  # a person's game left on the table is never replaced
 
     def owns_table(self) -> bool:
         """No game is on the table, or the demo's own: the recording may be judged as that game's table."""

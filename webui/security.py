@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import re
 import secrets
 import socket
 import threading
@@ -90,6 +91,46 @@ def host_name(host_header: str) -> str:
     if host.count(":") == 1:
         host = host.split(":", 1)[0]
     return host.rstrip(".")
+
+
+_HOST_LABEL = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?", re.IGNORECASE | re.ASCII)
+
+
+def is_host_name(name: str) -> bool:
+    """A DNS name as a browser sends it in ``Host``: letters, digits, hyphens, dots between; not all numbers
+    (that would be an IPv4 address, and not a valid one)."""
+    labels = (name[:-1] if name.endswith(".") else name).split(".")
+    if not name or len(name) > 253 or not all(_HOST_LABEL.fullmatch(label) for label in labels):
+        return False
+    return not all(label.isdigit() for label in labels)
+
+
+def _is_address(text: str, version: int | None = None) -> bool:
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return version is None or address.version == version
+
+
+def allow_host_problem(value: str) -> str | None:
+    """Why ``--allow-host VALUE`` is no name a browser could send in ``Host`` (a host name or address, with
+    or without ``:PORT``), or None: a URL or a typo would be added to the allow-list silently, unused."""
+    host, port = value, None
+    if value.startswith("["):  # [IPv6] or [IPv6]:PORT
+        host, bracket, rest = value[1:].partition("]")
+        ok = bool(bracket) and _is_address(host, 6) and (rest == "" or rest.startswith(":"))
+        port = rest[1:] if rest else None
+    elif value.count(":") > 1:  # a bare IPv6 address
+        ok = _is_address(value, 6)
+    else:
+        host, colon, port = value.partition(":")
+        port = port if colon else None
+        ok = _is_address(host, 4) or is_host_name(host)
+    if ok and (port is None or (port.isascii() and port.isdigit() and 0 < int(port) < 65536)):
+        return None
+    return (f"--allow-host {value!r} is not a host name or address: give it as a browser's address bar shows it, "
+            "without http:// or a path (table.club.lan, 192.168.1.20 or table.club.lan:5000)")
 
 
 def local_addresses() -> set[str]:
