@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -76,6 +77,80 @@ def test_a_profile_for_another_classifier_or_a_broken_file_is_refused(tmp_path, 
         TileProfile.load(junk)
     with pytest.raises(ProfileError, match="no such profile"):
         TileProfile.load(tmp_path / "missing.npz")
+
+
+def small_profile() -> TileProfile:
+    rng = np.random.default_rng(1)
+    return TileProfile(rng.normal(size=(54, 128)).astype(np.float32), rng.normal(size=54).astype(np.float32),
+                       "0123456789abcdef", {"sources": ["a.jpg"]})
+
+
+def archive(path: Path, **arrays) -> Path:
+    """An .npz archive of ``arrays`` (a profile's, some left out or changed)."""
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+    return path
+
+
+def malformed(tmp_path: Path, kind: str) -> Path:
+    """A file given as a profile that is none, of the ``kind`` named."""
+    good = small_profile().save(tmp_path / "good.npz")
+    fine = dict(np.load(good))
+    path = tmp_path / f"{kind.replace(' ', '_')}.npz"
+    if kind == "cut short":
+        path.write_bytes(good.read_bytes()[:len(good.read_bytes()) // 2])
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "json":
+        path.write_text('{"weight": [1, 2]}')
+    elif kind == "jpeg":
+        path.write_bytes(cv2.imencode(".jpg", np.zeros((8, 8, 3), np.uint8))[1].tobytes())
+    elif kind == "npy":
+        with open(path, "wb") as f:
+            np.save(f, fine["weight"])
+    elif kind == "no bias":
+        archive(path, weight=fine["weight"], meta=fine["meta"])
+    elif kind == "objects":
+        archive(path, weight=np.array([object()] * 3), bias=fine["bias"], meta=fine["meta"])
+    elif kind == "shapes":
+        archive(path, weight=fine["weight"], bias=fine["bias"][:10], meta=fine["meta"])
+    elif kind == "not finite":
+        archive(path, weight=fine["weight"] * np.nan, bias=fine["bias"], meta=fine["meta"])
+    elif kind == "description":
+        archive(path, weight=fine["weight"], bias=fine["bias"], meta=np.arange(5.0))
+    elif kind == "format":
+        other = json.dumps({"format": "other/2", "classifier": "0123456789abcdef"}).encode()
+        archive(path, weight=fine["weight"], bias=fine["bias"], meta=np.frombuffer(other, np.uint8))
+    elif kind == "folder":
+        path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize("kind, reason", [
+    ("cut short", "damaged or cut short"), ("empty", "an empty file"), ("json", "not a profile file: JSON"),
+    ("jpeg", "not a profile file: a JPEG image"), ("npy", "a single numpy array"),
+    ("no bias", "without the profile's bias array"), ("objects", "not plain numbers"),
+    ("shapes", "they do not fit"), ("not finite", "not finite"), ("description", "description is not readable"),
+    ("format", "format 'other/2'"), ("folder", "a folder, not a file")])
+def test_a_file_that_is_no_profile_is_named_in_plain_words(tmp_path, kind, reason):
+    path = malformed(tmp_path, kind)
+    with pytest.raises(ProfileError) as refused:
+        TileProfile.load(path)
+    message = str(refused.value)
+    assert message.startswith(f"{path} is not a tile profile made by 'rummikub-companion calibrate' (")
+    assert reason in message and message.endswith(")") and "\n" not in message
+    assert "pickle" not in message and "unsafe" not in message and "zip" not in message.lower()
+
+
+def test_read_with_a_profile_cut_short_says_so_without_a_traceback(tmp_path, capsys):
+    from cli import main
+
+    photo = Path(__file__).resolve().parents[1] / "sample_images" / "joker.jpg"
+    cut = malformed(tmp_path, "cut short")
+    assert main(["read", str(photo), "--profile", str(cut)]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"rummikub-companion read: {cut} is not a tile profile made by 'rummikub-companion "
+                   "calibrate' (the archive is damaged or cut short, as by a copy or save that was interrupted)\n")
 
 
 def test_alignment_skips_a_missing_tile_instead_of_shifting_the_rest():
