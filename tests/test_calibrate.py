@@ -153,6 +153,21 @@ def test_read_with_a_profile_cut_short_says_so_without_a_traceback(tmp_path, cap
                    "calibrate' (the archive is damaged or cut short, as by a copy or save that was interrupted)\n")
 
 
+def test_a_save_cut_short_leaves_the_profile_there_before_it(tmp_path, monkeypatch):
+    path = small_profile().save(tmp_path / "box.npz")
+    before = path.read_bytes()
+
+    def full_disk(file, **arrays):
+        file.write(b"PK\x03\x04 half a profile")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        TileProfile(np.zeros((54, 128), np.float32), np.zeros(54, np.float32), "fedcba9876543210").save(path)
+    assert path.read_bytes() == before and TileProfile.load(path).classifier == "0123456789abcdef"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["box.npz"]  # no half-written file left beside it
+
+
 def test_alignment_skips_a_missing_tile_instead_of_shifting_the_rest():
     # found tiles read as K1 K2 K4 (K3 missing); typed K1 K2 K3 K4
     scores = np.full((3, 4), -3.0)

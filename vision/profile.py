@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import secrets
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -72,12 +74,29 @@ class TileProfile:
         return out
 
     def save(self, path: str | Path) -> Path:
+        """Write the profile to ``path`` whole or not at all.
+
+        It goes to a new file beside the target, flushed to disk, then takes
+        the target's name in one step: a save cut short (a full disk, the
+        power) leaves the profile there before it, never a truncated file that
+        every later start would refuse.
+        """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"format": FORMAT, "classifier": self.classifier, "info": self.info}
-        with open(path, "wb") as f:  # a file object: numpy adds no .npz to the name
-            np.savez_compressed(f, weight=self.weight.astype(np.float32), bias=self.bias.astype(np.float32),
-                                meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+        part = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+        try:
+            # created as any new file is (umask), not private as a temporary file would be
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # O_BINARY: Windows
+            with os.fdopen(os.open(part, flags, 0o666), "wb") as f:
+                np.savez_compressed(f, weight=self.weight.astype(np.float32), bias=self.bias.astype(np.float32),
+                                    meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(part, path)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
         return path
 
     @classmethod
