@@ -7,14 +7,17 @@ Prints what could not be placed and, per tile, how sure the reader was of
 the right face before and after. ``read``, ``eval`` and ``serve`` use the
 result with ``--profile PROFILE``. Exit code 0 when the profile was written,
 1 when nothing could be learned (or written), 2 for usage errors (an --out
-that cannot be written included, said before any learning).
+that cannot be written, names one of the photos or does not end in .npz
+included, said before any learning).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from pathlib import Path
 
 PROG = "rummikub-companion calibrate"
 
@@ -61,9 +64,7 @@ def run(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    from cli.outputs import output_problem
-
-    problem = output_problem(args.out, make_folder=True)  # the profile's save makes missing folders too
+    problem = out_problem(args)
     if problem:
         print(f"{PROG}: --out {args.out}: {problem}", file=sys.stderr)
         return 2
@@ -133,6 +134,33 @@ def run(args: argparse.Namespace) -> int:
           f"{mean([r.after for r in reports]):.2f} (on these photos); wrote {args.out} in "
           f"{time.perf_counter() - started:.0f} s")
     return 0
+
+
+def out_problem(args: argparse.Namespace) -> str | None:
+    """Why no profile may be written at ``--out``, or None: said before any learning.
+
+    A photo's name typed as --out (``--out rack.jpg --photo rack.jpg``) would
+    have the photo replaced by the profile, and a name without .npz is most
+    likely such a slip, so both are refused before the folder is made or tried.
+    """
+    for option, paths in (("--layout", args.layout), ("--photo", args.photo), ("--labels", args.labels)):
+        if any(_same_file(args.out, path) for path in paths):
+            return (f"is also given as {option}, which the profile would replace; "
+                    "give a new file ending in .npz")
+    target = Path(args.out)
+    if args.out.strip() and not target.is_dir() and target.suffix.lower() != ".npz":
+        return f"the profile file must end in .npz (for example {target.with_suffix('.npz').name})"
+    from cli.outputs import output_problem
+
+    return output_problem(args.out, make_folder=True)  # the profile's save makes missing folders too
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (links and ``..`` included), whether or not it exists yet."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
 
 
 def profile_option(args: argparse.Namespace) -> dict:
