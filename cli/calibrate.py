@@ -4,8 +4,11 @@
         [--photo PHOTO --tiles "R1 R2 R3 | B4 B5 B6" ...] [--labels YOLO_DIR ...]
 
 Prints what could not be placed and, per tile, how sure the reader was of
-the right face before and after. ``read``, ``eval`` and ``serve`` use the
-result with ``--profile PROFILE``. Exit code 0 when the profile was written,
+the right face before and after, on the tiles it was taught from. A photo
+that does not show the tiles typed for it (more than a quarter of them not
+found, or of those placed showing another colour:
+``vision.calibration.mismatch``) is refused and nothing is written.
+``read``, ``eval`` and ``serve`` use the result with ``--profile PROFILE``. Exit code 0 when the profile was written,
 1 when nothing could be learned (or written), 2 for usage errors (an --out
 that cannot be written, names one of the photos or does not end in .npz
 included, said before any learning).
@@ -46,7 +49,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.calibration import LAYOUT, CalibrationError, calibrate, parse_typed, place_labelled, place_typed
+    from vision.calibration import (LAYOUT, CalibrationError, calibrate, mismatch, parse_typed, place_labelled,
+                                    place_typed)
     from vision.datasets import load_folder
     from vision.images import ImageError, load_image
     from vision.model import TileModel
@@ -93,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {problem}", file=sys.stderr)
         if not args.quiet:
             print(f"{place.source}: {len(place.indices)} tiles placed")
+    wrong = [problem for problem in map(mismatch, places) if problem]
+    for problem in wrong:
+        print(f"{PROG}: {problem}; no profile written", file=sys.stderr)
+    if wrong:
+        return 1
     try:
         profile, reports = calibrate(model, places)
     except CalibrationError as exc:
@@ -131,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"taught {len(reports)} tile faces from {sum(len(p.indices) for p in places)} placed tiles in "
           f"{len(places)} photo{'s' * (len(places) != 1)}: right face read for {right_before} -> {right_after} of "
           f"{len(reports)}, mean confidence {mean([r.before for r in reports]):.2f} -> "
-          f"{mean([r.after for r in reports]):.2f} (on these photos); wrote {args.out} in "
+          f"{mean([r.after for r in reports]):.2f}, on the tiles it was taught from; wrote {args.out} in "
           f"{time.perf_counter() - started:.0f} s")
     return 0
 

@@ -283,6 +283,7 @@ def test_calibrate_from_a_typed_photo_and_read_with_the_profile(tmp_path):
     done = calibrate("--out", str(out), "--photo", str(photo), "--tiles", "R1 R2 R3 R4 | B7 O7 K7 | J K13")
     assert done.returncode == 0, done.stderr
     assert "taught 9 tile faces from 9 placed tiles" in done.stdout
+    assert "on the tiles it was taught from; wrote" in done.stdout  # not a measure on other photos
     assert "warning" not in done.stderr
     read = subprocess.run([EXE, "read", str(photo), "--profile", str(out)], capture_output=True, text=True,
                           timeout=300)
@@ -351,6 +352,35 @@ def test_tiles_typed_for_another_photo_teach_nothing(tmp_path, model):
     assert not (tmp_path / "p.npz").exists()
 
 
+def test_a_table_photo_given_as_the_layout_writes_no_profile(tmp_path):
+    """A table photo shows 21 of the layout's 54 tiles, 7 of them where the layout has another colour:
+    a profile from the tiles that happen to fit would read the box worse."""
+    table = Path(__file__).resolve().parents[1] / "sample_images" / "valid_table.jpg"
+    out = tmp_path / "p.npz"
+    done = calibrate("--out", str(out), "--layout", str(table))
+    assert done.returncode == 1 and not out.exists()
+    assert (f"{table}: 33 of the 54 tiles expected were not found and 7 of the 21 placed show another colour "
+            "than expected; more than a quarter either way means the photo does not show those tiles") in done.stderr
+    assert done.stderr.rstrip().endswith("; no profile written") and "wrote" not in done.stdout
+
+
+@pytest.mark.parametrize("typed, missing, compared, off, wrong", [
+    (54, 13, 41, 10, False),  # a quarter of each: still the photo typed
+    (54, 14, 40, 0, True),    # more than a quarter not found
+    (8, 0, 8, 3, True),       # more than a quarter of those placed in another colour
+    (0, 0, 0, 0, False)])     # labelled, nothing typed
+def test_a_photo_is_taken_for_another_past_a_quarter_of_its_tiles_not_matching(typed, missing, compared, off, wrong):
+    from vision.calibration import Placement, mismatch
+
+    place = Placement("rack.jpg", np.zeros((4, 4, 3), np.uint8), typed=typed, missing=missing, compared=compared,
+                      off_colour=off)
+    said = mismatch(place)
+    assert (said is not None) == wrong
+    if wrong:
+        assert said.startswith(f"rack.jpg: {missing} of the {typed} tiles expected were not found and {off} of "
+                               f"the {compared} placed show another colour")
+
+
 def test_a_tile_typed_in_the_wrong_colour_is_named(model):
     drawn = rows_drawing("R1 R2 R3 R4 | B7 O7 K7")
     place = place_typed(model, drawn.image, parse_typed("R1 R2 R3 R4 | B7 O7 B8"), "rack")
@@ -382,6 +412,10 @@ def test_teaching_from_a_camera_frame_saves_and_uses_the_profile(tmp_path, layou
     with pytest.raises(CalibrationError, match="nothing to learn"):
         teach_from_frames(model, [Lesson(drawn.image, "camera"), Lesson(blank, "camera")], tmp_path / "other.npz")
     assert model.profile is not None and not (tmp_path / "other.npz").exists()  # a failed lesson changes nothing
+    rack = rows_drawing("R1 R2 R3 R4 | B7 O7 K7").image  # taken for the layout: 47 of its 54 tiles missing
+    with pytest.raises(CalibrationError, match="47 of the 54 tiles expected were not found.*; nothing learned"):
+        teach_from_frames(model, [Lesson(drawn.image, "camera"), Lesson(rack, "camera")], tmp_path / "other.npz")
+    assert not (tmp_path / "other.npz").exists()
 
 
 def test_the_teach_page_shows_the_layout_and_says_what_went_wrong(tmp_path, model):
