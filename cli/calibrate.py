@@ -121,28 +121,41 @@ def run(args: argparse.Namespace) -> int:
               "a 6 and a 9 are one numeral turned, so the other may now be read as it; add a photo that shows both",
               file=sys.stderr)
     kept = profile.info.get("read_already", [])
-    if kept:
-        learned = [r.code for r in reports if r.code not in kept]
+    learned = [r.code for r in reports if r.code not in kept]
+    if kept and learned:  # with nothing learned, the summary says so, once
         print(f"the reader already reads this box: {len(kept)} face{'s' * (len(kept) != 1)} placed "
               f"{'were' if len(kept) != 1 else 'was'} read right before learning and keep the shipped reading, as "
-              f"does every face not placed; " + (f"learned: {' '.join(learned)}" if learned else "nothing learned"))
+              f"does every face not placed; learned: {' '.join(learned)}")
     if not args.quiet:
         print(f"{'tile':<5} {'crops':>5} {'before':>7} {'after':>7}  read before -> after")
         for r in reports:
             print(f"{r.code:<5} {r.examples:>5} {r.before:>7.2f} {r.after:>7.2f}  {r.read_before} -> {r.read_after}")
-    right_before = sum(r.read_before == r.code for r in reports)
-    right_after = sum(r.read_after == r.code for r in reports)
-    mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
     held = profile.info.get("held_back", [])
     if held:  # placed and read right, left out of the table above: say so, or the counts disagree
         print(f"placed and read right, kept as shipped and not counted below: {' '.join(held)} "
               "(a 6 and a 9 are one numeral turned; each was placed without as many of the other of its colour)")
-    print(f"taught {len(reports)} tile faces from {sum(len(p.indices) for p in places)} placed tiles in "
-          f"{len(places)} photo{'s' * (len(places) != 1)}: right face read for {right_before} -> {right_after} of "
-          f"{len(reports)}, mean confidence {mean([r.before for r in reports]):.2f} -> "
-          f"{mean([r.after for r in reports]):.2f}, on the tiles it was taught from; wrote {args.out} in "
-          f"{time.perf_counter() - started:.0f} s")
+    print(f"{summary(reports, learned, places)}; wrote {args.out} in {time.perf_counter() - started:.0f} s")
     return 0
+
+
+def summary(reports: list, learned: list[str], places: list) -> str:
+    """What was learned, from what, and how well the tiles taught are read before and after.
+
+    The faces a box's reader reads right keep the shipped reading
+    (``read_already``): only ``learned`` ones count as taught, and with none
+    the profile reads as shipped, so no figures of before and after are shown.
+    """
+    source = (f"{sum(len(p.indices) for p in places)} placed tiles in {len(places)} "
+              f"photo{'s' * (len(places) != 1)}")
+    if not learned:
+        return (f"nothing learned from {source}: every face placed was read right already and keeps the shipped "
+                "reading, as does every face not placed")
+    taught = f"{len(learned)} of {len(reports)}" if len(learned) < len(reports) else f"{len(reports)}"
+    mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
+    return (f"taught {taught} tile face{'s' * (len(reports) != 1)} from {source}: right face read for "
+            f"{sum(r.read_before == r.code for r in reports)} -> {sum(r.read_after == r.code for r in reports)} "
+            f"of {len(reports)}, mean confidence {mean([r.before for r in reports]):.2f} -> "
+            f"{mean([r.after for r in reports]):.2f}, on the tiles it was taught from")
 
 
 def out_problem(args: argparse.Namespace) -> str | None:
