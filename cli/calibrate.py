@@ -4,17 +4,23 @@
         [--photo PHOTO --tiles "R1 R2 R3 | B4 B5 B6" ...] [--labels YOLO_DIR ...]
 
 Prints what could not be placed and, per tile, how sure the reader was of
-the right face before and after. ``read``, ``eval`` and ``serve`` use the
-result with ``--profile PROFILE``. Exit code 0 when the profile was written,
+the right face before and after, on the tiles it was taught from. A photo
+that does not show the tiles typed for it (more than a quarter of them not
+found, or of those placed showing another colour:
+``vision.calibration.mismatch``) is refused and nothing is written.
+``read``, ``eval`` and ``serve`` use the result with ``--profile PROFILE``. Exit code 0 when the profile was written,
 1 when nothing could be learned (or written), 2 for usage errors (an --out
-that cannot be written included, said before any learning).
+that cannot be written, names one of the photos or does not end in .npz
+included, said before any learning).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from pathlib import Path
 
 PROG = "rummikub-companion calibrate"
 
@@ -43,7 +49,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.calibration import LAYOUT, CalibrationError, calibrate, parse_typed, place_labelled, place_typed
+    from vision.calibration import (LAYOUT, CalibrationError, calibrate, mismatch, parse_typed, place_labelled,
+                                    place_typed)
     from vision.datasets import load_folder
     from vision.images import ImageError, load_image
     from vision.model import TileModel
@@ -61,9 +68,7 @@ def run(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    from cli.outputs import output_problem
-
-    problem = output_problem(args.out, make_folder=True)  # the profile's save makes missing folders too
+    problem = out_problem(args)
     if problem:
         print(f"{PROG}: --out {args.out}: {problem}", file=sys.stderr)
         return 2
@@ -92,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {problem}", file=sys.stderr)
         if not args.quiet:
             print(f"{place.source}: {len(place.indices)} tiles placed")
+    wrong = [problem for problem in map(mismatch, places) if problem]
+    for problem in wrong:
+        print(f"{PROG}: {problem}; no profile written", file=sys.stderr)
+    if wrong:
+        return 1
     try:
         profile, reports = calibrate(model, places)
     except CalibrationError as exc:
@@ -111,28 +121,68 @@ def run(args: argparse.Namespace) -> int:
               "a 6 and a 9 are one numeral turned, so the other may now be read as it; add a photo that shows both",
               file=sys.stderr)
     kept = profile.info.get("read_already", [])
-    if kept:
-        learned = [r.code for r in reports if r.code not in kept]
+    learned = [r.code for r in reports if r.code not in kept]
+    if kept and learned:  # with nothing learned, the summary says so, once
         print(f"the reader already reads this box: {len(kept)} face{'s' * (len(kept) != 1)} placed "
               f"{'were' if len(kept) != 1 else 'was'} read right before learning and keep the shipped reading, as "
-              f"does every face not placed; " + (f"learned: {' '.join(learned)}" if learned else "nothing learned"))
+              f"does every face not placed; learned: {' '.join(learned)}")
     if not args.quiet:
         print(f"{'tile':<5} {'crops':>5} {'before':>7} {'after':>7}  read before -> after")
         for r in reports:
             print(f"{r.code:<5} {r.examples:>5} {r.before:>7.2f} {r.after:>7.2f}  {r.read_before} -> {r.read_after}")
-    right_before = sum(r.read_before == r.code for r in reports)
-    right_after = sum(r.read_after == r.code for r in reports)
-    mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
     held = profile.info.get("held_back", [])
     if held:  # placed and read right, left out of the table above: say so, or the counts disagree
         print(f"placed and read right, kept as shipped and not counted below: {' '.join(held)} "
               "(a 6 and a 9 are one numeral turned; each was placed without as many of the other of its colour)")
-    print(f"taught {len(reports)} tile faces from {sum(len(p.indices) for p in places)} placed tiles in "
-          f"{len(places)} photo{'s' * (len(places) != 1)}: right face read for {right_before} -> {right_after} of "
-          f"{len(reports)}, mean confidence {mean([r.before for r in reports]):.2f} -> "
-          f"{mean([r.after for r in reports]):.2f} (on these photos); wrote {args.out} in "
-          f"{time.perf_counter() - started:.0f} s")
+    print(f"{summary(reports, learned, places)}; wrote {args.out} in {time.perf_counter() - started:.0f} s")
     return 0
+
+
+def summary(reports: list, learned: list[str], places: list) -> str:
+    """What was learned, from what, and how well the tiles taught are read before and after.
+
+    The faces a box's reader reads right keep the shipped reading
+    (``read_already``): only ``learned`` ones count as taught, and with none
+    the profile reads as shipped, so no figures of before and after are shown.
+    """
+    source = (f"{sum(len(p.indices) for p in places)} placed tiles in {len(places)} "
+              f"photo{'s' * (len(places) != 1)}")
+    if not learned:
+        return (f"nothing learned from {source}: every face placed was read right already and keeps the shipped "
+                "reading, as does every face not placed")
+    taught = f"{len(learned)} of {len(reports)}" if len(learned) < len(reports) else f"{len(reports)}"
+    mean = lambda xs: sum(xs) / max(1, len(xs))  # noqa: E731
+    return (f"taught {taught} tile face{'s' * (len(reports) != 1)} from {source}: right face read for "
+            f"{sum(r.read_before == r.code for r in reports)} -> {sum(r.read_after == r.code for r in reports)} "
+            f"of {len(reports)}, mean confidence {mean([r.before for r in reports]):.2f} -> "
+            f"{mean([r.after for r in reports]):.2f}, on the tiles it was taught from")
+
+
+def out_problem(args: argparse.Namespace) -> str | None:
+    """Why no profile may be written at ``--out``, or None: said before any learning.
+
+    A photo's name typed as --out (``--out rack.jpg --photo rack.jpg``) would
+    have the photo replaced by the profile, and a name without .npz is most
+    likely such a slip, so both are refused before the folder is made or tried.
+    """
+    for option, paths in (("--layout", args.layout), ("--photo", args.photo), ("--labels", args.labels)):
+        if any(_same_file(args.out, path) for path in paths):
+            return (f"is also given as {option}, which the profile would replace; "
+                    "give a new file ending in .npz")
+    target = Path(args.out)
+    if args.out.strip() and not target.is_dir() and target.suffix.lower() != ".npz":
+        return f"the profile file must end in .npz (for example {target.with_suffix('.npz').name})"
+    from cli.outputs import output_problem
+
+    return output_problem(args.out, make_folder=True)  # the profile's save makes missing folders too
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (links and ``..`` included), whether or not it exists yet."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
 
 
 def profile_option(args: argparse.Namespace) -> dict:

@@ -250,6 +250,7 @@ def summary(path: str, reading) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from cli.calibrate import profile_option
+    from vision.profile import ProfileError
     from vision.reader import ReaderOptions, TableReader
 
     try:
@@ -269,6 +270,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         reader = TableReader.from_model_dir(args.model, options, **profile_option(args))
+    except ProfileError as exc:  # the --profile file, not the model: its message names it
+        print(f"rummikub-companion read: {exc}", file=sys.stderr)
+        return 1
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion read: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

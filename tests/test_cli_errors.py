@@ -107,6 +107,29 @@ def test_calibrate_refuses_an_out_it_cannot_write_before_learning(tmp_path, caps
     assert code == 2 and f"--out {out}: " in err and words in err
 
 
+@pytest.mark.parametrize("name, given", [("mine2.jpg", "--photo"), ("layout.npz", "--layout"),
+                                         ("mine2.jpg", "--labels")])
+def test_calibrate_refuses_an_out_that_is_one_of_its_inputs(tmp_path, capsys, no_model, name, given):
+    photo = tmp_path / name
+    photo.write_bytes(b"\xff\xd8\xff the user's photo")
+    (tmp_path / "sub").mkdir()
+    out = str(tmp_path / "sub" / ".." / name)  # the same file, spelled otherwise
+    inputs = {"--photo": ["--photo", str(photo), "--tiles", "R1 R2 R3"], "--layout": ["--layout", str(photo)],
+              "--labels": ["--labels", str(photo)]}[given]
+    code, _, err = run(capsys, "calibrate", "--out", out, *inputs)
+    assert code == 2 and f"--out {out}: is also given as {given}, which the profile would replace" in err
+    assert photo.read_bytes() == b"\xff\xd8\xff the user's photo"
+
+
+def test_calibrate_refuses_an_out_not_ending_in_npz(tmp_path, capsys, no_model):
+    out = tmp_path / "new" / "mine2.jpg"
+    code, _, err = run(capsys, "calibrate", "--out", str(out), "--layout", str(tmp_path / "layout.jpg"))
+    assert code == 2 and f"--out {out}: the profile file must end in .npz (for example mine2.npz)" in err
+    assert not (tmp_path / "new").exists()  # refused before its folder is made
+    with pytest.raises(Reached):  # any case of .npz goes on to learn
+        main(["calibrate", "--out", str(tmp_path / "box.NPZ"), "--layout", str(tmp_path / "layout.jpg")])
+
+
 def test_calibrate_says_when_the_profile_cannot_be_saved(tmp_path, capsys, monkeypatch):
     import vision.calibration
     from vision.model import TileModel

@@ -15,11 +15,15 @@ first, a table's sets as the player sees them) are matched one to one to the
 photo's rows, the reader's own sets and rack rows among them, by what the
 classifier reads there, and a photo whose placed tiles mostly show other
 colours than typed teaches nothing: a profile learned from a wrong list would
-misread the whole box.  Then crops of every placed tile, jittered and turned,
-and crops of what is *not* a tile (between two tiles, beside them) train the
-profile's face layer (:func:`vision.profile.fit_face_layer`).  A box the
-shipped layer already reads learns only the faces it misreads: the rest keep
-the shipped reading, so teaching cannot make such a box read worse.
+misread the whole box.  A photo with more than a quarter (:data:`MISMATCH`) of
+its typed tiles not found, or of its placed ones showing another colour than
+typed, is taken for another photo than the one typed (:func:`mismatch`):
+``calibrate`` and the page then write nothing.  Then crops of every placed
+tile, jittered and turned, and crops of what is *not* a tile (between two
+tiles, beside them) train the profile's face layer
+(:func:`vision.profile.fit_face_layer`).  A box the shipped layer already
+reads learns only the faces it misreads: the rest keep the shipped reading,
+so teaching cannot make such a box read worse.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ MOST_RUN_ON = 4    # tiles typed in one run are matched to the photo's rows in a
 KNOWN_BOX = 0.8    # a box whose placed faces the shipped layer reads this share of right is one it knows
 ASKEW = 20.0       # degrees: an outline turned more than this from the rest of its row is not learned from
 OFF_COLOUR = 0.2   # a placed tile whose typed colour the classifier gives less than this shows another colour
+MISMATCH = 0.25    # more than this share of typed tiles not found, or of placed ones in another colour: wrong photo
 
 
 class CalibrationError(ValueError):
@@ -63,6 +68,28 @@ class Placement:
     quads: list[np.ndarray] = field(default_factory=list)  # (4, 2) face corners, reading order
     problems: list[str] = field(default_factory=list)
     others: list[np.ndarray] = field(default_factory=list)  # found tiles not typed: never learned as rejects
+    typed: int = 0        # tiles typed for the photo (0: labelled, nothing typed)
+    missing: int = 0      # typed tiles no found tile was matched to
+    compared: int = 0     # placed tiles whose colour was compared with the typed one
+    off_colour: int = 0   # of those, the ones showing another colour than typed
+
+
+def mismatch(place: Placement) -> str | None:
+    """Why ``place``'s photo does not show the tiles typed for it, or None.
+
+    More than :data:`MISMATCH` of the typed tiles not found, or of the placed
+    ones showing another colour, is another photo than the one typed (a
+    table photo given as the layout): the tiles that happen to fit would teach
+    a profile that reads the box worse.  Colours, not faces, are compared: the
+    reader tells colours even on a box whose numerals it misreads, the very
+    box calibration is for.
+    """
+    if place.missing <= MISMATCH * place.typed and place.off_colour <= MISMATCH * place.compared:
+        return None
+    return (f"{place.source}: {place.missing} of the {place.typed} tiles expected were not found and "
+            f"{place.off_colour} of the {place.compared} placed show another colour than expected; more than a "
+            "quarter either way means the photo does not show those tiles: check the photo and the tiles typed "
+            "for it (a layout photo shows one of each tile in the layout order)")
 
 
 def parse_typed(text: str) -> list[list[int]]:
@@ -260,10 +287,11 @@ def match_scores(probs: np.ndarray, typed: list[int]) -> np.ndarray:
 
 def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) -> Placement:
     """Match the tiles found in ``image`` to ``groups`` (typed in reading order)."""
-    place = Placement(source, image)
     quads, shown = _outlines_as_read(model, image, model.find_outlines(image)[0])
     typed = [i for g in groups for i in g]
+    place = Placement(source, image, typed=len(typed))
     if not len(quads):
+        place.missing = len(typed)
         place.problems.append(f"{source}: no tiles found, so none of the {len(typed)} typed tiles could be placed")
         return place
     quads, probs, upside_down = model.classify_outlines(image, quads)
@@ -307,6 +335,7 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
             seen_as.append(read_as[a])
         for b, index in enumerate(wanted):
             if b not in matched_typed:
+                place.missing += 1
                 place.problems.append(f"{source}: could not place {Tile.from_index(index).code} "
                                       f"(typed tile {b + 1} of its row, not found in the photo)")
         extra = [k for a, k in enumerate(found) if a not in matched_found]
@@ -322,6 +351,7 @@ def place_typed(model, image: np.ndarray, groups: list[list[int]], source: str) 
                               f"{'their' if len(crooked) > 1 else 'its'} row (a crooked tile, or two tiles outlined "
                               f"as one) not learned from: {' '.join(crooked)}")
     off = [k for k, seen in enumerate(colour_seen) if seen < OFF_COLOUR]
+    place.compared, place.off_colour = len(colour_seen), len(off)
     if off and 2 * len(off) > len(colour_seen):
         place.problems.append(f"{source}: {len(off)} of the {len(colour_seen)} tiles placed show another colour "
                               f"than typed, so the typed tiles do not match this photo (rows top to bottom, each "
@@ -624,13 +654,14 @@ def teach_from_frames(model, lessons: list[Lesson], profile_path) -> dict:
     with, in reading order as for ``calibrate --photo --tiles`` (a rack, a
     few sets); a club teaches its box a rack at a time, so every lesson
     refits the profile on all of them.  The newest lesson must place at
-    least one tile, else nothing changes.  The model is first set back to
+    least one tile and match what was typed for it (:func:`mismatch`),
+    else nothing changes.  The model is first set back to
     the shipped face layer (the tiles are placed with it), then reads with
     the new profile, which is saved to ``profile_path`` (the server's data
     folder). Returns what the page shows: tiles placed in the newest photo,
     problems, and per-tile confidence before and after over all of them.
     Raises :class:`CalibrationError` for unreadable typing or when the
-    newest photo placed nothing; the profile in use is then kept.
+    newest photo placed nothing or does not match; the profile in use is then kept.
     """
     if not lessons:
         raise CalibrationError("no photo to learn from")
@@ -642,6 +673,9 @@ def teach_from_frames(model, lessons: list[Lesson], profile_path) -> dict:
         newest = places[-1]
         if not newest.indices:
             raise CalibrationError("; ".join(newest.problems + ["nothing to learn from this photo"]))
+        wrong = mismatch(newest)
+        if wrong:
+            raise CalibrationError(f"{wrong}; nothing learned")
         profile, reports = calibrate(model, places)
     except CalibrationError:
         model.set_profile(previous)
