@@ -85,18 +85,18 @@ def chosen_profile(data_dir: Path, given: str | None):
     reading). Only read here: nothing is installed before the start is sure (:func:`install_profile`).
     A kept one that cannot be read stops the start (ProfileError saying what to do): reading as shipped
     instead would quietly undo what the players taught."""
-    from vision.profile import ACTIVE_NAME, ProfileError
+    from vision.profile import ACTIVE_NAME, ProfileError, TileProfile
 
     if given:
         try:
-            return load_profile(given)
+            return TileProfile.load(given)
         except ProfileError as exc:
             raise ProfileError(f"--profile {exc}") from None
     active = data_dir / ACTIVE_NAME
     if not active.exists():
         return None
     try:
-        return load_profile(active)
+        return TileProfile.load(active)
     except ProfileError as exc:
         raise ProfileError(
             f"the tile profile kept in the data folder cannot be used: {exc}. Delete that file (the tiles are "
@@ -104,38 +104,16 @@ def chosen_profile(data_dir: Path, given: str | None):
             "'rummikub-companion calibrate'") from None
 
 
-def load_profile(path: str | Path):
-    """``TileProfile.load``, with a truncated or damaged file a ProfileError too, not a traceback."""
-    import zipfile
-    import zlib
-
-    from vision.profile import ProfileError, TileProfile
-
-    try:
-        return TileProfile.load(path)
-    except ProfileError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-        raise ProfileError(f"{path}: not a tile profile ({exc})") from None
-
-
 def install_profile(data_dir: Path, profile, given: bool) -> Path | None:
     """Read with ``profile`` from now on; one ``given`` with --profile is kept in the data folder for the
-    next start, written beside it first so the one kept there is never half replaced."""
-    import os
-
+    next start (``TileProfile.save`` never leaves the one kept there half replaced)."""
     from vision.profile import ACTIVE_NAME, set_default_profile
 
     if profile is None:
         return None
     active = data_dir / ACTIVE_NAME
     if given:
-        new = active.with_name(ACTIVE_NAME + ".new")
-        try:
-            profile.save(new)
-            os.replace(new, active)
-        finally:
-            new.unlink(missing_ok=True)
+        profile.save(active)
     set_default_profile(profile)
     return active
 

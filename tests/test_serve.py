@@ -164,7 +164,7 @@ def test_a_damaged_profile_in_the_data_folder_stops_the_start_saying_what_to_do(
     code, err = serve_here(capsys, "--db", str(tmp_path / "club.sqlite3"), "--port", str(free_port()),
                            "--source", str(tmp_path))
     assert code == 2 and err.count("\n") == 1
-    assert f"{kept}: not a tile profile" in err
+    assert f"{kept} is not a tile profile" in err
     assert "Delete that file" in err and "--profile GOOD.npz" in err and "rummikub-companion calibrate" in err
     assert kept.read_bytes() == before and not (tmp_path / "club.sqlite3").exists()  # nothing started
 
@@ -174,7 +174,7 @@ def test_a_truncated_profile_given_is_refused_by_name(tmp_path, capsys, no_app):
     given.write_bytes(given.read_bytes()[:1000])
     code, err = serve_here(capsys, "--db", str(tmp_path / "club.sqlite3"), "--port", str(free_port()),
                            "--profile", str(given), "--source", str(tmp_path))
-    assert code == 2 and f"--profile {given}: not a tile profile" in err
+    assert code == 2 and f"--profile {given} is not a tile profile" in err
     assert not (tmp_path / "tile_profile.npz").exists()
 
 
