@@ -611,6 +611,17 @@ def test_the_teach_page_learns_typed_tiles_and_forgets_them(tmp_path, monkeypatc
         saved.unlink()  # the profile deleted by hand: its lessons are stale, and the next starts afresh
         assert b"Learned from 1 photo" in post("K5 K6 K7 | O11 O12 O13")
         assert sorted(p.name for p in (tmp_path / "tile_lessons").iterdir()) == ["0001.jpg", "0001.json"]
+        # a profile that cannot be written (a full disk): said on the page, the one in use stays in use
+        in_use, before = model.profile, saved.read_bytes()
+
+        def full(self, path):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr("vision.profile.TileProfile.save", full)
+        page = post("K5 K6 K7 | O11 O12 O13")
+        assert b"the taught tiles could not be saved (No space left on device)" in page
+        assert model.profile is in_use and saved.read_bytes() == before
+        assert sorted(p.name for p in (tmp_path / "tile_lessons").iterdir()) == ["0001.jpg", "0001.json"]
     finally:
         set_default_profile(None)
 

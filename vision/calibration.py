@@ -677,10 +677,10 @@ def teach_from_frames(model, lessons: list[Lesson], profile_path) -> dict:
         if wrong:
             raise CalibrationError(f"{wrong}; nothing learned")
         profile, reports = calibrate(model, places)
-    except CalibrationError:
+        profile.save(profile_path)
+    except Exception:  # refused, or not saved (a full disk): the profile in use stays in use
         model.set_profile(previous)
         raise
-    profile.save(profile_path)
     model.set_profile(profile)
     return {
         "placed": len(newest.indices),

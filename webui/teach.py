@@ -126,6 +126,9 @@ def teach():
         result = teach_from_frames(model, earlier + [lesson], profile_path())
     except (CalibrationError, LookupError, ValueError) as exc:
         return _page(typed=typed, error=str(exc))
+    except OSError as exc:  # the profile could not be written (a full disk): nothing changed
+        return _page(typed=typed, error=f"the taught tiles could not be saved ({exc.strerror or exc}): "
+                                       "the tiles are read as before")
     if not earlier:
         shutil.rmtree(lessons_dir(), ignore_errors=True)
     _keep(lesson)
