@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
     from cli.calibrate import profile_option
     from cli.outputs import output_problem
+    from vision.profile import ProfileError
     from vision.reader import ReaderOptions, TableReader
 
     try:
@@ -143,6 +144,9 @@ def run(args: argparse.Namespace) -> int:
         # the labelled photos are tables of the standard box, judged as Sabra sets unless --rules says otherwise
         reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=rules),
                                             **profile_option(args))
+    except ProfileError as exc:  # the --profile file, not the model: its message names it
+        print(f"rummikub-companion eval: {exc}", file=sys.stderr)
+        return 1
     except (FileNotFoundError, ValueError) as exc:
         print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
         return 1

@@ -142,14 +142,25 @@ def test_a_file_that_is_no_profile_is_named_in_plain_words(tmp_path, kind, reaso
     assert "pickle" not in message and "unsafe" not in message and "zip" not in message.lower()
 
 
-def test_read_with_a_profile_cut_short_says_so_without_a_traceback(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["read", "eval"])
+def test_read_and_eval_with_a_profile_cut_short_say_so_without_a_traceback(tmp_path, capsys, command):
     from cli import main
 
     photo = Path(__file__).resolve().parents[1] / "sample_images" / "joker.jpg"
+    if command == "read":
+        given = str(photo)
+    else:  # a labelled folder of one photo
+        folder = tmp_path / "y"
+        (folder / "images").mkdir(parents=True)
+        (folder / "labels").mkdir()
+        (folder / "data.yaml").write_text("names: ['red_5']\nnc: 1\n")
+        shutil.copy(photo, folder / "images" / "a.jpg")
+        (folder / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.2\n")
+        given = str(folder)
     cut = malformed(tmp_path, "cut short")
-    assert main(["read", str(photo), "--profile", str(cut)]) == 1
+    assert main([command, given, "--profile", str(cut)]) == 1
     err = capsys.readouterr().err
-    assert err == (f"rummikub-companion read: {cut} is not a tile profile made by 'rummikub-companion "
+    assert err == (f"rummikub-companion {command}: {cut} is not a tile profile made by 'rummikub-companion "
                    "calibrate' (the archive is damaged or cut short, as by a copy or save that was interrupted)\n")
 
 
