@@ -70,7 +70,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 
 @pytest.fixture(scope="module")
-def browser():
+def chromium():
     """Headless Chromium (Debian's, driven by Playwright), one per test module; skips when either is missing."""
     if not CHROMIUM.exists():
         pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install -y chromium)")
@@ -79,3 +79,13 @@ def browser():
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The module's Chromium for one test: the pages it opened are closed after it.  Left open, a test's
+    pages go on polling its stopped server (and reconnecting, and retrying unsaved racks) through every
+    later test of the module, slowing them, or reach a later test's server that got the same port."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
