@@ -1549,6 +1549,40 @@ def test_the_hint_shows_only_on_the_phone_that_typed_the_rack(browser, server, t
         assert page.locator("#hint-result .tile").count() == 0
 
 
+def test_keyboard_space_large_text_reduced_motion_and_spoken_tile_colours(browser, fake_server, tmp_path):
+    """A player on the keyboard: Space presses the control that has the focus (Rummikub!, the hint
+    switch), and ends the turn only while none has it; the page's text follows the browser's own size;
+    asked for less motion, the clock's last seconds do not blink; a tile is heard with its colour."""
+    url, live, clock = fake_server
+    call(int(url.rsplit(":", 1)[1]), "/api/game", {"players": ["Ann", "Ben"]})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    sent = []
+    page.on("request", lambda r: sent.append(r.url.split("/api/")[-1]) if r.method == "POST" else None)
+    page.once("dialog", lambda d: d.dismiss())  # Rummikub! with 14 tiles by the count asks first: no
+    page.focus("#rummikub")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(800)
+    assert "rummikub" in sent and "turn/end" not in sent, sent
+    page.focus("#hint-toggle")
+    page.keyboard.press("Space")
+    page.locator("#hint-body").wait_for()
+    assert "turn/end" not in sent and page.is_checked("#hint-toggle")
+    current_is(page, "Ann")
+    # large text: the browser's own size reaches the body text, not only headings and buttons
+    assert page.evaluate("document.documentElement.style.fontSize = '32px'; "
+                         "getComputedStyle(document.body).fontSize") == "32px"
+    assert page.evaluate("getComputedStyle(document.querySelector('nav a')).fontSize") != "16px"
+    page.evaluate("document.documentElement.style.fontSize = ''")
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate("$('clock').classList.add('danger'); getComputedStyle($('clock')).animationName") == "none"
+    assert page.locator("#sets .tile").first.get_attribute("aria-label") == "red 1"
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("Space")  # nothing has the focus: Space ends the turn
+    page.wait_for_timeout(800)
+    assert "turn/end" in sent
+
+
 def test_the_hint_switch_stays_as_tapped_while_its_save_is_on_its_way(browser, server, tmp_path):
     """A state pushed between the tap and the save's answer (the camera saw the table change) still has
     the hint off: the switch stays on, as tapped, and the hint follows once the save is answered."""

@@ -52,13 +52,19 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+const COLOUR_WORDS = { K: "black", B: "blue", O: "orange", R: "red" };
+
+// a tile as the table shows it; a screen reader hears its colour too ("red 10"), which the numeral alone
+// does not give
 function tileEl(code, opts = {}) {
   const colour = code === "J" ? "J" : code[0];
-  const t = el("span", { class: `tile c-${colour}`, title: code });
+  const t = el("span", { class: `tile c-${colour}`, title: code, role: "img" });
   t.textContent = code === "J" ? "☺" : code.slice(1);
-  if (opts.uncertain) { t.classList.add("uncertain"); t.title += " (uncertain reading)"; }
-  if (opts.inferred) { t.classList.add("inferred"); t.title += " (inferred from the rules)"; }
-  if (opts.doubtful) { t.classList.add("doubtful"); t.title += " (the set's verdict hangs on this reading)"; }
+  const said = [code === "J" ? "joker" : `${COLOUR_WORDS[colour] || colour} ${code.slice(1)}`];
+  if (opts.uncertain) { t.classList.add("uncertain"); t.title += " (uncertain reading)"; said.push("uncertain reading"); }
+  if (opts.inferred) { t.classList.add("inferred"); t.title += " (inferred from the rules)"; said.push("inferred"); }
+  if (opts.doubtful) { t.classList.add("doubtful"); t.title += " (the set's verdict hangs on this reading)"; said.push("doubtful"); }
+  t.setAttribute("aria-label", said.join(", "));
   return t;
 }
 
@@ -1366,13 +1372,12 @@ document.addEventListener("click", (e) => {
   if (b) { e.preventDefault(); b.blur(); act(b.dataset.action, b); }
 });
 
+// the space bar ends the turn (or draws) while nothing has the focus (a tap leaves none: see above); a
+// control reached with the keyboard keeps its own Space: Rummikub!, a checkbox, Undo are pressed, not End turn
 document.addEventListener("keydown", (e) => {
   if (e.code !== "Space" && e.key !== " ") return;
   const focus = document.activeElement;
-  const tag = (focus && focus.tagName) || "";
-  const typing = tag === "TEXTAREA" || tag === "SELECT" || (tag === "INPUT" && !["checkbox", "radio"].includes(focus.type));
-  if (typing) return;
-  if (focus && focus !== document.body) focus.blur();
+  if (focus && focus !== document.body && focus !== document.documentElement) return;
   const g = state.game || {};
   if (g.status !== "playing") return;
   e.preventDefault();
