@@ -1577,10 +1577,15 @@ def test_keyboard_space_large_text_reduced_motion_and_spoken_tile_colours(browse
     page.emulate_media(reduced_motion="reduce")
     assert page.evaluate("$('clock').classList.add('danger'); getComputedStyle($('clock')).animationName") == "none"
     assert page.locator("#sets .tile").first.get_attribute("aria-label") == "red 1"
+    assert page.locator("h1").count() == 1 and page.locator("h1").inner_text() == "Table"
+    assert page.get_by_role("button", name="End turn", exact=True).count() == 1  # not "End turn space"
+    assert page.locator("#end-turn kbd").is_hidden()  # no space bar on a phone
     page.evaluate("document.activeElement.blur()")
     page.keyboard.press("Space")  # nothing has the focus: Space ends the turn
     page.wait_for_timeout(800)
     assert "turn/end" in sent
+    page.goto(url + "/settings")  # a long label beside a checkbox does not squeeze it
+    assert page.locator("input[name=hint]").bounding_box()["width"] >= 20
 
 
 def test_the_hint_switch_stays_as_tapped_while_its_save_is_on_its_way(browser, server, tmp_path):
