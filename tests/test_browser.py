@@ -1586,6 +1586,23 @@ def test_keyboard_space_large_text_reduced_motion_and_spoken_tile_colours(browse
     assert "turn/end" in sent
     page.goto(url + "/settings")  # a long label beside a checkbox does not squeeze it
     assert page.locator("input[name=hint]").bounding_box()["width"] >= 20
+    # control edges stand out 3:1 from the page in a bright room (WCAG 1.4.11): a text box, a white button
+    assert page.evaluate(EDGE_CONTRAST, "#options-form select") >= 3
+    assert page.evaluate(EDGE_CONTRAST, "a.btn, button.btn:not(.primary)") >= 3
+
+
+EDGE_CONTRAST = """(selector) => {
+  const lum = (css) => {
+    const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const edge = lum(getComputedStyle(document.querySelector(selector)).borderTopColor);
+  const page = lum(getComputedStyle(document.body).backgroundColor);
+  return (Math.max(edge, page) + 0.05) / (Math.min(edge, page) + 0.05);
+}"""
 
 
 def test_the_hint_switch_stays_as_tapped_while_its_save_is_on_its_way(browser, server, tmp_path):
