@@ -154,9 +154,9 @@ def colours_in_doubt(tiles: Sequence[Tile], options: RuleOptions) -> tuple[int, 
     shared = [i for i in places if shown[tiles[i].color] > 1]
     free = iter([c for c in Color if c not in shown] + [c for c in Color if shown[c] == 1])
     as_group = list(tiles)
-    for i in shared[1:] if len(shared) > 1 else []:  # the first keeps its colour, the rest take free ones
+    for i in shared[1:]:  # the first keeps its colour, the rest take free ones
         colour = next(free, None)
-        if colour is None or tiles[i].number is None:
+        if colour is None:
             break
         as_group[i] = Tile(colour, tiles[i].number)
     if shared and analyse_set(as_group, options).valid:
