@@ -17,7 +17,6 @@ included, said before any learning).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -165,26 +164,29 @@ def out_problem(args: argparse.Namespace) -> str | None:
     have the photo replaced by the profile, and a name without .npz is most
     likely such a slip, so both are refused before the folder is made or tried.
     """
+    from cli.outputs import output_problem, same_file
+
     for option, paths in (("--layout", args.layout), ("--photo", args.photo), ("--labels", args.labels)):
-        if any(_same_file(args.out, path) for path in paths):
+        if any(same_file(args.out, path) for path in paths):
             return (f"is also given as {option}, which the profile would replace; "
                     "give a new file ending in .npz")
     target = Path(args.out)
     if args.out.strip() and not target.is_dir() and target.suffix.lower() != ".npz":
         return f"the profile file must end in .npz (for example {target.with_suffix('.npz').name})"
-    from cli.outputs import output_problem
-
     return output_problem(args.out, make_folder=True)  # the profile's save makes missing folders too
 
 
-def _same_file(a: str, b: str) -> bool:
-    """Whether two paths name one file (links and ``..`` included), whether or not it exists yet."""
+def load_reader(prog: str, args: argparse.Namespace, options):
+    """The reader ``read`` and ``eval`` use (``--model``, and ``--profile`` when one was given), or None
+    once what went wrong is said: a --profile file that is no profile names itself, anything else is
+    the model's."""
+    from vision.profile import ProfileError
+    from vision.reader import TableReader
+
     try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return Path(a).resolve() == Path(b).resolve()
-
-
-def profile_option(args: argparse.Namespace) -> dict:
-    """``profile=`` for the reader only when one was given (the default reader needs nothing)."""
-    return {"profile": args.profile} if args.profile else {}
+        return TableReader.from_model_dir(args.model, options, **({"profile": args.profile} if args.profile else {}))
+    except ProfileError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"{prog}: cannot load the tile model: {exc}", file=sys.stderr)
+    return None

@@ -12,6 +12,8 @@ import os
 import sys
 from pathlib import Path
 
+from cli.outputs import file_key
+
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 ACCEPTED = ", ".join(sorted(IMAGE_SUFFIXES))
 
@@ -48,15 +50,6 @@ def overwritten_photo(images: list[str], paths: list[Path]) -> str | None:
         if hit is not None:
             return f"the drawing of {image} would be written over the photo {hit}"
     return None
-
-
-def file_key(path: str | Path) -> tuple[int, int] | None:
-    """(device, inode) of an existing file: the same file under any name (./a.jpg, a link to it)."""
-    try:
-        found = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return found.st_dev, found.st_ino
 
 
 def annotation_paths(images: list[str], out: str) -> list[Path]:

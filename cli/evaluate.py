@@ -114,10 +114,9 @@ def sets_folders(folder: str, items: list, sets: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from vision.datasets import load_folder
     from vision.evaluation import Evaluation, evaluate, format_set_table, format_table
-    from cli.calibrate import profile_option
+    from cli.calibrate import load_reader
     from cli.outputs import output_problem
-    from vision.profile import ProfileError
-    from vision.reader import ReaderOptions, TableReader
+    from vision.reader import ReaderOptions
 
     try:
         rules = rules_from(args)
@@ -140,15 +139,9 @@ def run(args: argparse.Namespace) -> int:
     if args.sets is not None and not labelled:  # else the sets table just goes missing
         print(f"rummikub-companion eval: warning: no set label in {args.sets} is named after a photo "
               "(<image stem>.txt); sets are not scored", file=sys.stderr)
-    try:
-        # the labelled photos are tables of the standard box, judged as Sabra sets unless --rules says otherwise
-        reader = TableReader.from_model_dir(args.model, ReaderOptions(rules=rules),
-                                            **profile_option(args))
-    except ProfileError as exc:  # the --profile file, not the model: its message names it
-        print(f"rummikub-companion eval: {exc}", file=sys.stderr)
-        return 1
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"rummikub-companion eval: cannot load the tile model: {exc}", file=sys.stderr)
+    # the labelled photos are tables of the standard box, judged as Sabra sets unless --rules says otherwise
+    reader = load_reader("rummikub-companion eval", args, ReaderOptions(rules=rules))
+    if reader is None:
         return 1
 
     rows = []

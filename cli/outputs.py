@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -35,4 +36,22 @@ def output_problem(path: str, *, make_folder: bool = False) -> str | None:
     return None
 
 
-__all__ = ["output_problem"]
+def file_key(path: str | Path) -> tuple[int, int] | None:
+    """(device, inode) of an existing file: the same file under any name (./a.jpg, a link to it)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file (links and ``..`` included), whether or not it exists yet: an
+    output named as one of the command's inputs would replace it."""
+    key = file_key(a)
+    if key is not None and key == file_key(b):
+        return True
+    return Path(a).resolve() == Path(b).resolve()
+
+
+__all__ = ["output_problem", "file_key", "same_file"]

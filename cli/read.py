@@ -20,7 +20,6 @@ from pathlib import Path
 from cli.drawings import ACCEPTED, IMAGE_SUFFIXES, Drawings, annotate_problem
 from cli.rules_args import add_rules_arguments, rules_from
 
-VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm"}
 
 
 def add_parser(subparsers) -> None:
@@ -71,6 +70,8 @@ def score_value(text: str) -> float:
 
 def read_problem(path: str, exc: ValueError) -> str:
     """Why a photo was not read; a video is said to be one, and where it plays, not called a corrupt picture."""
+    from vision.capture import VIDEO_SUFFIXES  # the videos serve --source plays
+
     if Path(path).suffix.lower() in VIDEO_SUFFIXES and Path(path).is_file():
         return f"{path}: a video, not a photo (rummikub-companion serve --source {shlex.quote(path)} plays videos)"
     return str(exc)
@@ -117,9 +118,8 @@ def summary(path: str, reading) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli.calibrate import profile_option
-    from vision.profile import ProfileError
-    from vision.reader import ReaderOptions, TableReader
+    from cli.calibrate import load_reader
+    from vision.reader import ReaderOptions
 
     try:
         rules = rules_from(args)
@@ -136,13 +136,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     drawings = Drawings(args.images, args.annotate) if args.annotate else None
 
-    try:
-        reader = TableReader.from_model_dir(args.model, options, **profile_option(args))
-    except ProfileError as exc:  # the --profile file, not the model: its message names it
-        print(f"rummikub-companion read: {exc}", file=sys.stderr)
-        return 1
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"rummikub-companion read: cannot load the tile model: {exc}", file=sys.stderr)
+    reader = load_reader("rummikub-companion read", args, options)
+    if reader is None:
         return 1
 
     failed = 0
