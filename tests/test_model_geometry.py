@@ -163,3 +163,32 @@ def test_a_closer_look_parts_run_together_outlines_and_adds_nothing_elsewhere():
     assert _outlined_closer(first, outlines(box(400, 0, 430, 40))) is first
     assert _outlined_closer(first, Outlines(np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32),
                                             first.face, 0.5)) is first
+
+
+from vision.model import SQUARE, _odd_turns  # noqa: E402
+
+
+def row_of_tiles(turned: set[int], n: int = 6, size: float = 100.0) -> np.ndarray:
+    """``n`` nearly square outlines side by side, in reading order; those in ``turned`` a quarter turn round
+    (as a face read sideways is ordered)."""
+    quads = []
+    for k in range(n):
+        x = k * size * 1.05
+        q = np.array([[x, 0], [x + size, 0], [x + size, size * 1.1], [x, size * 1.1]], np.float32)
+        quads.append(np.roll(q, 1, axis=0) if k in turned else q)
+    return np.array(quads)
+
+
+@pytest.mark.parametrize("turned, odd", [
+    ({2}, [2]),          # one tile read sideways between upright ones
+    ({2, 3}, [2, 3]),    # two side by side (a low camera's O2 O3 read as 10s between O1 and O4)
+    ({0}, [0]),          # at the end of the line
+    ({0, 1, 2}, []),     # three facing one way are no slip: a set laid that way
+    ({3, 4, 5}, []),
+    (set(), [])])
+def test_square_outlines_read_across_the_line_they_lie_in_are_read_again(turned, odd):
+    quads = row_of_tiles(turned)
+    sides = np.linalg.norm(quads[:, [1, 3]] - quads[:, [0, 0]], axis=2)
+    ratio = sides.max(axis=1) / sides.min(axis=1)
+    assert (ratio < SQUARE).all()
+    assert _odd_turns(quads, ratio, np.ones(len(quads), bool)).tolist() == odd

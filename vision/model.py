@@ -658,13 +658,24 @@ def _digits_of(whole: int, a: int, b: int) -> bool:
 
 def _odd_turns(quads: np.ndarray, ratio: np.ndarray, tile: np.ndarray) -> np.ndarray:
     """Nearly square outlines (sides within ``SQUARE``) whose up axis lies more than 60 degrees from
-    that of every tile within 1.6 tile sizes of them: tiles side by side mostly face one way."""
+    that of every tile within 1.6 tile sizes of them: tiles side by side mostly face one way.  Two such
+    outlines side by side, facing each other's way, count as one (O2 O3 both read sideways as 10s
+    between an upright O1 and O4): each is odd when two tiles or more lie beside the pair, every one
+    across it (one alone may be the odd one: the tile at the end of a line)."""
     if len(quads) < 2:
         return np.zeros(0, np.int64)
     up, sides, dist = _layout(quads)
     near = _tiles_beside(sides, dist, tile)
     cross = np.abs(up @ up.T) < 0.5  # more than 60 degrees apart
-    odd = (ratio < SQUARE) & tile & near.any(axis=1) & ~(near & ~cross).any(axis=1)
+    square = (ratio < SQUARE) & tile
+    alike = near & ~cross
+    odd = square & near.any(axis=1) & ~alike.any(axis=1)
+    for i, j in zip(*np.nonzero(np.triu(alike & square[:, None] & square[None]))):
+        pair = np.zeros(len(quads), bool)
+        pair[[i, j]] = True
+        beside = (near[i] | near[j]) & ~pair
+        if beside.sum() >= 2 and not ((alike[i] | alike[j]) & ~pair).any():
+            odd[[i, j]] = True
     return np.nonzero(odd)[0]
 
 
