@@ -1591,6 +1591,50 @@ def test_keyboard_space_large_text_reduced_motion_and_spoken_tile_colours(browse
     assert page.evaluate(EDGE_CONTRAST, "a.btn, button.btn:not(.primary)") >= 3
 
 
+
+def test_a_button_pressed_from_the_keyboard_keeps_the_focus(browser, server, tmp_path):
+    """Enter on a focused End turn: the button is disabled while the press is on its way, yet the focus is
+    back on it afterwards, so Tab goes on from there; a tap still leaves no focus (Space ends the turn)."""
+    url, port, live, clock = server
+    live.set_table("R3 R4 R5")
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    clock.advance(PRESS_GUARD_S)
+    page.focus("#end-turn")
+    page.keyboard.press("Enter")  # nothing placed: Ann draws
+    current_is(page, "Ben")
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.activeElement.id") == "end-turn"
+    clock.advance(PRESS_GUARD_S)
+    page.wait_for_timeout(500)  # a second press of the same button within 0.4 s is taken as a bounce
+    page.click("#end-turn")
+    current_is(page, "Ann")
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.activeElement === document.body")
+
+
+def test_the_no_camera_question_takes_the_focus_when_a_press_opens_it(browser, no_camera_server, tmp_path):
+    """End turn with no camera asks what the turn did: the question takes the focus (a screen reader reads
+    it, Tab goes on to its answers), not its count box, which would open a phone's keyboard."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    page.focus("#end-turn")
+    page.keyboard.press("Enter")
+    page.locator("#unseen").wait_for()
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.activeElement.id") == "unseen"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "unseen-drew"
+    page.keyboard.press("Enter")  # Ann drew: the question closes and the focus is back on End turn
+    current_is(page, "Ben")
+    page.locator("#unseen").wait_for(state="hidden")
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.activeElement.id") == "end-turn"
+
+
 EDGE_CONTRAST = """(selector) => {
   const lum = (css) => {
     const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map((v) => {

@@ -212,3 +212,19 @@ def test_a_closed_hand_is_saved_while_its_box_still_has_the_focus(browser, serve
     ann.locator("#dealing").wait_for()
     assert ann.locator("#refusal").is_hidden()  # what Ann typed was scored
     assert call(port, "/api/scores")["hands"][0]["details"]["closed_hand"]["name"] == "Royal"
+
+
+def test_a_rack_box_is_described_by_its_points_or_what_is_wrong_with_it(browser, server, tmp_path):
+    """A screen reader in a rack's box hears its points, or why it cannot be scored (an unknown tile code),
+    with the box: the line under it is tied to it, and a wrong rack is marked invalid."""
+    ben, _cid = counting_three(server, browser)
+    box = ben.locator(BOX)
+    said = box.get_attribute("aria-describedby").split()
+    assert len(said) == 2 and all(ben.locator(f"#{i}").count() == 1 for i in said)
+    box.click()
+    ben.keyboard.type("r5 x9")
+    ben.wait_for_function(f"document.querySelector('{BOX}').getAttribute('aria-invalid') === 'true'")
+    assert "'x9' is not a tile" in ben.locator(f"#{said[0]}").inner_text()
+    box.fill("r5 k7")
+    ben.wait_for_function(f"!document.querySelector('{BOX}').hasAttribute('aria-invalid')")
+    assert "12 points" in ben.locator(f"#{said[0]}").inner_text()

@@ -423,7 +423,7 @@ function renderUnseen(s) {
   const g = s.game || {};
   if (g.status === "playing" && g.turn.time_up && noCamera(s) && timeUpAsked !== g.turn.id) {
     timeUpAsked = g.turn.id;  // the clock ran out on a turn nobody saw: it asks by itself, once
-    openUnseen(g);
+    openUnseen(g, false);  // without taking the focus from whatever is being typed
   }
   const open = unseenFor !== null && g.status === "playing" && !g.restore && noCamera(s) &&
     g.turn.phase !== "draw" && g.turn.id === unseenFor;
@@ -441,13 +441,16 @@ function renderUnseen(s) {
   $("unseen-count").max = String(Math.max(1, me.rack_count - (meld ? 2 : 1)));
 }
 
-function openUnseen(g) {
+function openUnseen(g, focus = true) {
   if (unseenFor === g.turn.id) return;  // already asking (a second press of the space bar)
   unseenFor = g.turn.id;
   $("unseen-count").value = "1";
   $("unseen-tiles").value = "";
   renderUnseen(state);
   $("unseen").scrollIntoView({ block: "nearest" });
+  // asked by a press: a screen reader reads the question, the keyboard goes on from it (no phone
+  // keyboard opens: the question itself takes the focus, not its count box)
+  if (focus) $("unseen").focus({ preventScroll: true });
 }
 
 function closeUnseen() {
@@ -634,15 +637,17 @@ function renderTally(g) {
   syncWin(t);
   closedPreview();
   const toggles = meldMatters(g);
-  const rows = g.players.map((p) => {
+  const rows = g.players.map((p, i) => {
     const winner = t.winner === p.name;
     if (winner) return el("div", { class: "tally-row winner" }, el("strong", { text: p.name }),
       el("span", { class: "points", "data-winner": p.name, text: winnerWords(g, p.name) }));
     const value = tallyDraft[p.name] ?? t.racks[p.name] ?? "";
+    // a screen reader hears the rack's points, or what is wrong with it, and the camera's doubt with the box
     const input = el("textarea", { rows: "2", placeholder: "tiles left, e.g. R5 K13 J",
-      "data-player": p.name, autocapitalize: "characters", "aria-label": `rack of ${p.name}` });
+      "data-player": p.name, autocapitalize: "characters", "aria-label": `rack of ${p.name}`,
+      "aria-describedby": `rack-points-${i} rack-doubt-${i}` });
     input.value = value;
-    const total = el("span", { class: "points", "data-points": p.name });
+    const total = el("span", { class: "points", "data-points": p.name, id: `rack-points-${i}` });
     input.addEventListener("input", () => {
       tallyDraft[p.name] = input.value;
       points(input);
@@ -666,7 +671,7 @@ function renderTally(g) {
       box.addEventListener("change", () => saveMelded(box, input));
       meta.append(el("label", { class: "check melded" }, box, "has melded"));
     }
-    const doubt = el("p", { class: "doubt", "data-doubt": p.name, role: "status", hidden: "" });
+    const doubt = el("p", { class: "doubt", "data-doubt": p.name, role: "status", hidden: "", id: `rack-doubt-${i}` });
     const row = el("div", { class: "tally-row" }, el("strong", { text: p.name }), input, meta, read, doubt);
     setTimeout(() => points(input), 0);
     return row;
@@ -1034,6 +1039,7 @@ function points(input) {
   clearTimeout(pointTimers[name]);
   pointTimers[name] = setTimeout(async () => {
     const text = input.value.trim();
+    input.removeAttribute("aria-invalid");
     if (!text) { out.textContent = "not given yet"; out.className = "points missing"; return; }
     const q = new URLSearchParams({ rack: text, player: name });
     const box = document.querySelector(`#tally-rows input[data-melded="${CSS.escape(name)}"]`);
@@ -1047,7 +1053,7 @@ function points(input) {
     try {
       const r = await fetch(`/api/tally/points?${q}`);
       const d = await r.json();
-      if (!r.ok) { out.textContent = d.message; out.className = "points why"; return; }
+      if (!r.ok) { out.textContent = d.message; out.className = "points why"; input.setAttribute("aria-invalid", "true"); return; }
       // what the rack holds, and the score the sheet will get for it
       let text = `${d.tiles} tile${d.tiles === 1 ? "" : "s"} · ${d.points} point${d.points === 1 ? "" : "s"}`;
       if (d.score != null) text += ` → scores ${signed(d.score)}`;
@@ -1202,7 +1208,7 @@ function setBusy(on) {
   if (!on) renderButtons(state.game || {});  // the state's own rules for which buttons work now
 }
 
-async function act(action, target) {
+async function act(action, target, keyboard = false) {
   unlockAudio();
   if (busy || (action === lastPress.action && performance.now() - lastPress.at < SETTLE_MS)) return null;
   clearRefusal();  // the players have read it: this press has its own answer
@@ -1212,7 +1218,21 @@ async function act(action, target) {
   } finally {
     lastPress = { action, at: performance.now() };
     setBusy(false);
+    if (keyboard) keepFocus(target);
   }
+}
+
+// A button pressed from the keyboard is disabled while its press is on its way, which drops the focus.
+// Give it back, so Tab goes on from there and a screen reader stays in place; where that button is gone
+// (Rummikub! leaves play for the count, an answer closes the no-camera question), to the question, the
+// heading of what the page shows now, or back to End turn.
+function keepFocus(button) {
+  const active = document.activeElement;
+  if (active && active !== document.body && active !== document.documentElement) return;  // taken already
+  const shown = (e) => e && e.isConnected && !e.disabled && e.getClientRects().length > 0;
+  const to = [button, $("unseen"), $("tally-title"), $("dealing-title"), $("end-turn"),
+    document.querySelector("h1")].find(shown);
+  if (to) to.focus({ preventScroll: to !== button });
 }
 
 async function press(action, target) {
@@ -1368,8 +1388,14 @@ document.addEventListener("click", (e) => {
   const step = e.target.closest("[data-step]");  // the count's - and +: no press of the game
   if (step) { e.preventDefault(); stepCount(Number(step.dataset.step)); return; }
   const b = e.target.closest("[data-action]");
-  // blur: the space bar must end the turn, not press the last button clicked again
-  if (b) { e.preventDefault(); b.blur(); act(b.dataset.action, b); }
+  // a tap or click (detail: the clicks counted) leaves no focus, so the space bar ends the turn rather
+  // than press the last button again; Enter or Space on a button reached with the keyboard keeps it
+  if (b) {
+    e.preventDefault();
+    const keyboard = e.detail === 0;
+    if (!keyboard) b.blur();
+    act(b.dataset.action, b, keyboard);
+  }
 });
 
 // the space bar ends the turn (or draws) while nothing has the focus (a tap leaves none: see above); a
