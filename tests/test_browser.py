@@ -1308,6 +1308,9 @@ def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, 
         "No camera sees the table: the camera could not be opened. The game goes on without it: End turn asks what "
         "each turn did, and the racks are typed at the count.")
     assert page.locator("#camera-why").is_hidden()  # the source's own words, folded away under "details"
+    box = page.locator("#camera-details summary").bounding_box()
+    assert box["height"] >= 44 and box["width"] >= 44, box  # a finger finds it
+    save(page, tmp_path, "phone-no-camera-banner.png")
     page.click("#camera-details summary")
     assert page.locator("#camera-why").inner_text() == "Cannot open source '0': no such camera."
     page.click("#end-turn")
