@@ -1580,6 +1580,9 @@ def test_keyboard_space_large_text_reduced_motion_and_spoken_tile_colours(browse
     page.emulate_media(reduced_motion="reduce")
     assert page.evaluate("$('clock').classList.add('danger'); getComputedStyle($('clock')).animationName") == "none"
     assert page.locator("#sets .tile").first.get_attribute("aria-label") == "red 1"
+    # and seen with its colour's letter under the numeral, for players who cannot tell red from orange
+    assert page.evaluate("getComputedStyle(document.querySelector('#sets .tile'), '::before').content") == '"R"'
+    save(page, tmp_path, "phone-tile-letters.png")
     assert page.locator("h1").count() == 1 and page.locator("h1").inner_text() == "Table"
     assert page.get_by_role("button", name="End turn", exact=True).count() == 1  # not "End turn space"
     assert page.locator("#end-turn kbd").is_hidden()  # no space bar on a phone

@@ -58,7 +58,9 @@ const COLOUR_WORDS = { K: "black", B: "blue", O: "orange", R: "red" };
 // does not give
 function tileEl(code, opts = {}) {
   const colour = code === "J" ? "J" : code[0];
-  const t = el("span", { class: `tile c-${colour}`, title: code, role: "img" });
+  // the colour's letter under the numeral too (the letter typed for it): red and orange, blue and black
+  // differ by hue alone, which some players cannot see
+  const t = el("span", { class: `tile c-${colour}`, title: code, role: "img", "data-c": code === "J" ? "" : colour });
   t.textContent = code === "J" ? "☺" : code.slice(1);
   const said = [code === "J" ? "joker" : `${COLOUR_WORDS[colour] || colour} ${code.slice(1)}`];
   if (opts.uncertain) { t.classList.add("uncertain"); t.title += " (uncertain reading)"; said.push("uncertain reading"); }
