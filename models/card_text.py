@@ -91,7 +91,7 @@ the shipped face layer and `classifier_bank.npz` the classifier's features of
 
 End-to-end: a tile counts when it is found (IoU ≥ 0.5 with the labelled face)
 *and* read right; F1 over all tiles. `ms` is the median per photo, whole
-reader (sets included), on the 2-core machine that trained it (shared with
+reader (sets included), on a 2-core machine (shared with
 other work while measured, so times vary).
 
 | test set | photos | tiles | precision | recall | accuracy | F1 | photos exact | ms |
@@ -103,17 +103,66 @@ other work while measured, so times vary).
 All rows were measured by `python -m models.card` with the reader as shipped (set rebuilding,
 racks, the colour check); `rummikub-companion eval ../shared/datasets/rummikub-photos --holdout
 --sets datasets/rummikub-photos-sets` gives the same held-out row and scores the photos as
-players see them: 46 of 48 table sets read exactly (95.8%), 0 of 32 valid sets shown split or
-invalid and 1 shown unsure (O9 O10, its O11 missed on the photo's edge: it was the 1 of 32 false
-alarms before a set running past the photo's edge was shown unsure), 0 of 16 invalid sets
-shown valid, 7 of 7 rack rows and 4 of 4 rack totals right, none warned
-that a rack row runs past the photo's edge (see [docs/vision.md](../docs/vision.md)). With the segmenter shipped before (trained while the
-renderer mirrored the table past its edge), the held-out row was F1 0.999 (35/36 exact; the
-one shipped now also misses a K13), turned 0.991 and 0.993, rendered 0.898 with 320 of 396 sets exact
-and 40 of 276 valid sets shown split or invalid (now {rendered_sets}). Before outlines up to
-2:1 were also read turned a quarter (see below), the rendered row was F1 0.900 (accuracy 0.943)
-with 328 sets exact and 36 false alarms, and the held-out row 0.997: the R8 missed now lies cut by
-the photo's edge, and its outline, first read as no tile, is no longer read turned.
+players see them: 47 of 48 table sets read exactly (97.9%), 0 of 32 valid sets shown split or
+invalid and 1 shown unsure (O9 O10, its O11 missed on the photo's edge), 0 of 16 invalid sets
+shown valid, 7 of 7 rack rows and 4 of 4 rack totals right, 155 of 165 loose tiles read right (see
+[docs/vision.md](../docs/vision.md)). The training split (tuned on): 47 of 48 sets, 0 of 39 false
+alarms, 7 of 7 rack rows, 4 of 4 rack totals, tiles F1 0.996 over its 143 photos.
+
+**The segmenter shipped since 2026-11-28** (see Recipe) was chosen between two fine-tunes of the one
+shipped before, each 5,000 steps of 24 crops at `--det-lr 0.001` on 3,000 scenes, side by side on
+one GPU (5 minutes of steps each): A as it was, B also with harsher photos (`--overexposed 0.12
+--shaken 0.1 --overexposed-ceiling 230`). Limits written down before either was measured: on the
+six rendered tuning folders (mixed 4243 and 4246, heirloom 4244, modern 4247, racks 4243 and 4251)
+together no more than 2 fewer sets exact and 2 more false alarms, no fewer rack rows or rack totals,
+each folder's tile F1 and precision within 0.006; the real training split as taken as good; the
+tests passing; of two that pass, the one with more sets exact, then fewer false alarms.
+
+| tuning figure | shipped before | A | B |
+|---|---|---|---|
+| six folders: sets exact, false alarms | 837, 17 | 837, 18 | 837, 17 |
+| six folders: rack rows, rack totals | 327, 114 | 329, 117 | 339, 118 |
+| real training split as taken: sets, false alarms | 47, 0 | 47, 0 | 47, 0 |
+| tests failing | 0 | 5 | 3 |
+
+B was chosen. Of its three failing tests two were the tests' own premises, mended in the tests: the
+calibration test's layout photo is read right whole (its joker of a design never trained on too), so
+nothing is left to learn from it, and the test now takes a layout photo with a face still misread;
+a table photo given as the layout is refused as before, with other counts of tiles found and placed,
+and the test now checks the refusal rather than the counts. The third was the reader's: the wooden
+edition's O1 O2 O3 O4 O5 from a low camera read O1 O10 | O10 O4 O5, two neighbouring faces read
+sideways; such a pair is now read again turned, as one such face was (`vision.model._odd_turns`),
+which changes no tuning figure of either segmenter. Report only, measured after the choice (the
+held-out photos once both candidates had failed tests, before B's were mended), against the
+segmenter shipped before with the same reader:
+
+| report-only figure | shipped before | B (shipped) |
+|---|---|---|
+| held-out real: tile F1, sets exact, false alarms, loose tiles | 0.996, 46 of 48, 0 of 32, 146 of 165 | 0.997, 47 of 48, 0 of 32, 155 of 165 |
+| the same turned 90° / 180° (`models.card`): tile F1 | 0.993 / 0.996 | 0.991 / 0.993 |
+| test scenes 987654: tile F1, sets of 396, false alarms of 276, rack rows of 106, totals of 49 | 0.980, 361, 8, 96, 39 | 0.975, 362, 6, 92, 38 |
+| messy tables 4245: tile F1, sets of 304, false alarms of 219 | 0.977, 267, 14 | 0.972, 260, 17 |
+| messy tables 4260: tile F1, sets of 477, false alarms of 330 | 0.989, 407, 14 | 0.982, 393, 22 |
+| heirloom 5151 scenes and rows: tile F1, sets of 147, false alarms of 95 | 0.989, 127, 9 | 0.992, 127, 9 |
+
+The real training split's warped views (`benchmarks/bench_views.py`, tuning data), all 20 views
+together: 934 instead of 923 sets exact and 6 instead of 14 false alarms; overexposed x1.5 + 30, 45
+instead of 36 of 48 sets and 1 instead of 8 false alarms; seen at 60% of the depth 46 instead of 43;
+but the scene at 45% of its size in the frame at tile F1 0.985 instead of 1.000 (sets the same). So
+this segmenter reads real photos as well or better and overexposed ones far better. Rendered
+messy tables (dozens of sets at mixed angles, a kind of scene training never drew) read worse in
+4245 and 4260 (14 fewer of 477 sets exact and 8 more false alarms in 4260), but better in a messy
+folder five times their size made afterwards for the run below (4270, 100 scenes, 1,526 sets:
+1,255 instead of 1,236 sets exact, 88 instead of 93 of 1,087 valid sets shown split or invalid):
+the seeds spread about as much as the segmenters differ.
+
+A third fine-tune, not shipped: C, from B, 4,000 more steps with 600 messy tables (seed 0) added to
+the 3,000 scenes, on one GPU (3.5 minutes of steps). Limits written down before it was measured,
+against B: the six folders together no more than 2 fewer sets exact and 2 more false alarms, 3
+fewer rack rows and 2 fewer rack totals, each folder's tile F1 and precision within 0.006; messy
+4270 more sets exact and no more false alarms; the real training split as good. It failed most of
+them: the six folders 823 sets exact (837), 22 false alarms (17), 111 rack totals (118), heirloom
+tile F1 0.960 (0.975); messy 4270 1,226 sets exact and 117 false alarms (1,255 and 88).
 
 {notes_reader}Most frequent mistakes (true→read; `-` is no tile):
 - real: {mistakes_real}
@@ -219,7 +268,7 @@ outlines where no tile lies in the rendered scenes, `python -m models.clutter`
 the clutter gate from them (3,000 steps, 5 minutes; its entry in `model.json`
 stays when the other two are exported again), and `python -m models.card`
 measures and rewrites this card (keeping the notes written by hand between `<!-- notes:NAME -->` markers). {made_by} The last run's training
-steps took {minutes:.0f} minutes on a 2-core CPU; rendering the scenes,
+steps took {minutes:.0f} minutes on {where}; rendering the scenes,
 loading the photos and the export add a few minutes (the command prints the
 whole time when it ends).
 Settings of the last run:
