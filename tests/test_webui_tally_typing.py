@@ -47,6 +47,18 @@ def test_confirm_asks_while_another_phone_types_a_rack_not_saved_yet(count):
     assert res.status_code == 200 and res.get_json()["result"]["scores"] == {"Ann": 7, "Ben": -5, "Cid": -2}
 
 
+def test_confirm_asks_about_a_rack_being_typed_that_was_never_saved(app, client, live):
+    """The first rack of the count typed on one phone, Confirm pressed on another before its first save:
+    asked about (it was a server error), the rack named as not given yet."""
+    turn = ann_goes_out(client, live, ("Ann", "Ben"))["game"]["turn"]["id"]
+    other = app.test_client()
+    typing(client, turn)
+    res = other.post("/api/tally/confirm", json={"turn": turn, "phone": "cid-phone"})
+    assert res.status_code == 400, res.get_data(as_text=True)
+    assert res.get_json()["ask"]["question"] == ("Ben's rack is still being typed on another phone (saved so far: "
+                                                 "Ben nothing yet). Score the hand without waiting?")
+
+
 def test_the_rack_saved_ends_the_wait_and_is_what_the_confirm_scores(count):
     ben, cid, turn = count
     typing(ben, turn)

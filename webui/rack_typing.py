@@ -24,7 +24,9 @@ class RackTyping(GameError):
 
     def __init__(self, game: Game, names: list[str]) -> None:
         saved = {s.name: r for s, r in zip(game.seats, game.tally.racks)}
-        so_far = ", ".join(f"{n} {format_tiles(saved[n]) or 'nothing'}" for n in names)
+        # None: not given yet (never saved); (): saved empty
+        so_far = ", ".join(f"{n} {'nothing yet' if saved[n] is None else format_tiles(saved[n]) or 'nothing'}"
+                           for n in names)
         who = " and ".join(names)
         racks = f"{who}'s rack is" if len(names) == 1 else f"the racks of {who} are"
         self.question = (f"{racks[0].upper()}{racks[1:]} still being typed on another phone (saved so far: {so_far}). "
