@@ -120,12 +120,23 @@ ALL_FACES: tuple[Tile, ...] = tuple(Tile.from_index(i) for i in range(53))
 
 
 def parse_tiles(text: str | Iterable[str]) -> list[Tile]:
-    """Tiles from ``"R5 R6 J"`` or ``"R5,R6,J"`` or a list of codes."""
+    """Tiles from ``"R5 R6 J"``, ``"R5,R6,J"``, ``"R5 R6 | J"`` (a rack typed as it stands) or a list of
+    codes.  Every code that is no tile is named at once, so a long rack is mended in one go."""
     if isinstance(text, str):
-        tokens = [t for t in re.split(r"[\s,]+", text) if t]
+        tokens = [t for t in re.split(r"[\s,|]+", text) if t]
     else:
         tokens = list(text)
-    return [Tile.parse(t) for t in tokens]
+    tiles, bad = [], []
+    for token in tokens:
+        try:
+            tiles.append(Tile.parse(token))
+        except NotationError:
+            bad.append(repr(token))
+    if len(bad) == 1:
+        raise NotationError(f"{bad[0]} is not a tile")
+    if bad:
+        raise NotationError(f"{', '.join(bad[:-1])} and {bad[-1]} are not tiles")
+    return tiles
 
 
 def parse_table(text: str) -> list[list[Tile]]:

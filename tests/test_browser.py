@@ -1677,6 +1677,27 @@ def test_the_hint_switch_stays_as_tapped_while_its_save_is_on_its_way(browser, s
     assert call(port, "/api/state")["game"]["hint"] is False
 
 
+def test_a_hint_rack_refused_for_a_code_that_is_no_tile_comes_back_to_be_mended(browser, server, tmp_path):
+    """Fourteen tiles typed with two typos: the refusal names both, and the rack is back in the box, so
+    only the typos are mended; once mended it is used."""
+    url, port, live, clock = server
+    live.set_table("R3 R4 R5")
+    call(port, "/api/game", {"players": ["Ann", "Ben"]})
+    call(port, "/api/settings", {"hint": True})
+    ann = phone(browser, url)
+    current_is(ann, "Ann")
+    typed = "K1 K2 K3 x9 B5 B6 B7 O1 O2 O3 R9 R10 b14 J"
+    ann.fill("#hint-rack", typed)
+    ann.click("text=Use this rack")
+    ann.locator("#refusal >> text=Ann's rack: 'x9' and 'b14' are not tiles").wait_for()
+    assert ann.input_value("#hint-rack") == typed
+    ann.fill("#hint-rack", typed.replace("x9", "K9").replace("b14", "B4"))
+    ann.wait_for_timeout(500)  # a second press of the same button within 0.4 s is taken as a bounce
+    ann.click("text=Use this rack")
+    ann.wait_for_function("document.getElementById('hint-rack').value === ''")
+    assert [p["rack_typed"] for p in call(port, "/api/state")["game"]["players"]] == [True, False]
+
+
 def test_a_hint_rack_typed_while_another_phone_ends_the_turn_is_kept_by_nobody(browser, server, tmp_path):
     """Ann types her rack; before she saves it another phone ends her turn and the box's label becomes
     "Rack of Ben". Her tiles must not be saved as Ben's: the box is emptied and says why, and a press made

@@ -37,6 +37,14 @@ def test_parse_tiles_spaces_and_commas():
     assert parse_tiles(["K1", "j"]) == [Tile(Color.BLACK, 1), JOKER]
 
 
+def test_parse_tiles_takes_bars_and_names_every_code_that_is_no_tile():
+    assert parse_tiles("R5 R6 | J,K1") == [Tile(Color.RED, 5), Tile(Color.RED, 6), JOKER, Tile(Color.BLACK, 1)]
+    with pytest.raises(ValueError, match=r"^'x9' is not a tile$"):
+        parse_tiles("R5 x9 R6")
+    with pytest.raises(ValueError, match=r"^'x9', 'b14' and 'R0' are not tiles$"):
+        parse_tiles("R5 x9 b14 R6 R0")
+
+
 def test_parse_table_separators():
     table = parse_table("R1 R2 R3, K5 B5 O5")
     assert format_table(table) == "R1 R2 R3 | K5 B5 O5"

@@ -1323,6 +1323,11 @@ async function press(action, target) {
       hintTyping = null;
       const r = await post("/api/rack", { player: typed.player, rack, ...(typed.turn ? { turn: typed.turn } : {}) });
       if (r) { keepHintKey(r.hint_key ? { key: r.hint_key, player: r.player } : null); renderHint(state); }
+      else if (!$("hint-rack").value && g.turn && (state.game || {}).turn && state.game.turn.id === g.turn.id) {
+        // refused (a code that is no tile): the rack comes back to be mended, not typed again
+        $("hint-rack").value = rack;
+        hintTyping = typed;
+      }
       return r;
     }
   }
