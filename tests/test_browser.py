@@ -1639,6 +1639,16 @@ def test_the_no_camera_question_takes_the_focus_when_a_press_opens_it(browser, n
     page.locator("#unseen").wait_for(state="hidden")
     page.wait_for_timeout(300)
     assert page.evaluate("document.activeElement.id") == "end-turn"
+    clock.advance(PRESS_GUARD_S)
+    page.wait_for_timeout(500)
+    page.keyboard.press("Enter")  # End turn again, for Ben: the count box answers with Enter
+    page.locator("#unseen").wait_for()
+    page.focus("#unseen-count")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("3")
+    page.keyboard.press("Enter")
+    current_is(page, "Ann")
+    assert "Ben: placed 3 tiles" in page.locator("#last-turn-text").inner_text()
 
 
 EDGE_CONTRAST = """(selector) => {

@@ -1424,6 +1424,13 @@ $("trump-code").addEventListener("keydown", (e) => {
   if (e.key === "Enter") { e.preventDefault(); act("set-trump", $("set-trump")); }
 });
 
+// Enter in the no-camera question's count or tiles answers it: Played tiles
+for (const id of ["unseen-count", "unseen-tiles"]) {
+  $(id).addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); act("unseen-played", $("unseen-played"), true); }
+  });
+}
+
 // tiles named for a turn no camera saw: the count follows them
 $("unseen-tiles").addEventListener("input", () => {
   const named = $("unseen-tiles").value.split(/[\s,|]+/).filter(Boolean).length;
