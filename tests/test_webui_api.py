@@ -97,6 +97,19 @@ def test_settings_change_rules_and_hint(client):
     assert set(opts["docs"]) == set(OPTION_DOCS) and "dutch_sabra" in opts["variants"]
 
 
+def test_settings_refuse_a_field_they_do_not_take_and_speak_json_not_python(client):
+    """A misspelt field saves nothing and says so (it was answered 200 and ignored); types are named as JSON
+    names them."""
+    res = client.post("/api/settings", json={"hnit": True})
+    assert res.status_code == 400 and res.get_json()["message"] == (
+        "unknown field 'hnit': this request takes 'rules', 'options', 'hint', 'confirm'")
+    assert client.get("/api/options").get_json()["hint"] is False
+    res = client.post("/api/settings", json={"hint": "yes"})
+    assert res.get_json()["message"] == "field 'hint' must be true or false, not text"
+    res = client.post("/api/settings", data="null", content_type="application/json")
+    assert res.get_json()["message"] == "the request body must be a JSON object, not null"
+
+
 def test_settings_page_speaks_the_players_words(client):
     """Every option has a field with a label in plain words: no raw option names, True/False, null or files."""
     page = client.get("/settings").get_data(as_text=True)

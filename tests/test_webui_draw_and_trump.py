@@ -168,7 +168,7 @@ def test_the_trump_taken_this_turn_is_not_changed(client):
     ({"trump": "X9"}, "trump tile: "),
     ({"trump": "  "}, "trump tile: type the code of the tile face up, e.g. R7"),
     ({}, "missing field 'trump'"),
-    ({"trump": 7}, "field 'trump' must be str, not int"),
+    ({"trump": 7}, "field 'trump' must be text, not a whole number"),
 ])
 def test_a_bad_trump_is_refused_naming_what_is_wrong(client, payload, message):
     start(client, ["Al", "Bo"], rules="american")

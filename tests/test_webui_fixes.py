@@ -301,7 +301,7 @@ def test_error_messages_name_what_is_wrong(client, live):
     res = client.post("/api/game", data='{"players": ["A", "B"', content_type="application/json")
     assert res.status_code == 400 and res.get_json()["message"].startswith("the request body is not valid JSON")
     res = client.post("/api/game", json=[1, 2])
-    assert res.status_code == 400 and res.get_json()["message"] == "the request body must be a JSON object, not list"
+    assert res.status_code == 400 and res.get_json()["message"] == "the request body must be a JSON object, not a list"
     for limit in ("-1", "0", "x"):
         res = client.get(f"/api/turns?limit={limit}")
         assert res.status_code == 400 and "1 or more" in res.get_json()["message"]

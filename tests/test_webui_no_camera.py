@@ -84,8 +84,8 @@ def test_tiles_named_leave_the_typed_rack(no_camera):
     ({"placed": 15}, "Ann holds 14 tiles: 15 cannot have been placed"),
     ({"placed": 14}, "Ann holds 14 tiles: placing 14 empties the rack, so that is Rummikub!: call it instead"),
     ({}, "no tile placed"),
-    ({"placed": "3"}, "field 'placed' must be int, not str"),
-    ({"placed": True}, "field 'placed' must be int, not bool"),
+    ({"placed": "3"}, "field 'placed' must be a whole number, not text"),
+    ({"placed": True}, "field 'placed' must be a whole number, not true or false"),
     ({"placed": 2, "tiles": "R5 X9"}, "the tiles placed: "),
 ])
 def test_impossible_counts_are_refused_and_change_nothing(no_camera, payload, message):

@@ -74,8 +74,8 @@ def test_a_cleared_rack_is_not_given(client, live):
     ({"player": "Ben", "rack": "J J J"}, "Ben's rack: cannot score this hand: more copies than the box holds: 3 x J"),
     ({"player": "Ann", "rack": "R5"}, "Ann went out, so that rack is empty"),
     ({"player": "Dee", "rack": "R5"}, "'Dee' is not playing"),
-    ({"player": "Ben", "rack": 5}, "field 'rack' must be str, not int"),
-    ({"player": "Ben", "melded": "yes"}, "field 'melded' must be bool, not str"),
+    ({"player": "Ben", "rack": 5}, "field 'rack' must be text, not a whole number"),
+    ({"player": "Ben", "melded": "yes"}, "field 'melded' must be true or false, not text"),
     ({"player": "Ann", "melded": False}, "Ann went out, so has melded"),
     ({"player": "Ben"}, "send 'rack' (tile codes; blank: not given yet) or 'melded' (true or false)"),
 ])

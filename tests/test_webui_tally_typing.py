@@ -122,7 +122,7 @@ def test_the_marks_end_with_the_count(count, client, live):
     ({"player": "Ann"}, 400, "Ann went out, so that rack is empty"),
     ({"player": "Dee"}, 400, "'Dee' is not playing"),
     ({"player": "Ben", "phone": None}, 400, "missing field 'phone'"),
-    ({"player": "Ben", "typing": "yes"}, 400, "field 'typing' must be bool, not str"),
+    ({"player": "Ben", "typing": "yes"}, 400, "field 'typing' must be true or false, not text"),
 ])
 def test_a_mark_the_count_cannot_take_is_refused_in_words(count, payload, status, words):
     ben, _, turn = count

@@ -36,8 +36,25 @@ def body() -> dict:
     except ValueError as exc:  # also bytes that are not UTF-8
         abort(400, f"the request body is not valid JSON ({str(exc)[:120]}): send a JSON object")
     if not isinstance(data, dict):
-        abort(400, f"the request body must be a JSON object, not {type(data).__name__}")
+        abort(400, f"the request body must be a JSON object, not {json_kind(data)}")
     return data
+
+
+# what a JSON value is, in JSON's words rather than Python's (a list, not "list"; null, not "NoneType")
+_JSON_WORDS = {dict: "an object", list: "a list", str: "text", bool: "true or false", int: "a whole number",
+               float: "a number", type(None): "null"}
+
+
+def json_kind(value) -> str:
+    return _JSON_WORDS.get(type(value), type(value).__name__)
+
+
+def known_fields(data: dict, *names: str) -> None:
+    """A field the endpoint does not take is a 400 naming it, never ignored (a typo'd "hnit" saves nothing)."""
+    unknown = sorted(set(data) - set(names))
+    if unknown:
+        abort(400, f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
+                   f"this request takes {', '.join(map(repr, names))}")
 
 
 def field(data: dict, name: str, kind, default=None, required: bool = False):
@@ -48,8 +65,9 @@ def field(data: dict, name: str, kind, default=None, required: bool = False):
         return default
     value = data[name]
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        abort(400, f"field {name!r} must be {names}, not {type(value).__name__}")
+        kinds = (kind,) if isinstance(kind, type) else kind
+        names = " or ".join(_JSON_WORDS.get(k, k.__name__) for k in kinds)
+        abort(400, f"field {name!r} must be {names}, not {json_kind(value)}")
     return value
 
 
@@ -541,6 +559,7 @@ def settings():
     book they are, the table's clock and length aside (null: none exactly).
     """
     data = body()
+    known_fields(data, "rules", "options", "hint", "confirm")
     c = companion()
     s = c.session
     options = _options_from(data, s.settings_rules)  # what the form shows: the game's rules in play
