@@ -757,7 +757,7 @@ def test_without_a_camera_the_players_say_what_a_turn_did_on_a_phone(browser, no
     assert page.locator("#last-turn-text").inner_text() == ("Last turn, Ann: placed 3 tiles (not checked: no "
                                                             "camera saw the table; a count cannot show a first "
                                                             "meld's 30 points)")
-    assert page.locator("#players tr").first.inner_text().split("\t")[1:3] == ["yes", "11"]
+    assert page.locator("#players tr").first.inner_text().split("\t")[1::2] == ["11", "yes"]  # tiles, melded
     clock.advance(PRESS_GUARD_S)
     page.keyboard.press("Space")  # the space bar asks too
     page.locator("#unseen").wait_for()
@@ -804,7 +804,7 @@ def test_a_wrong_answer_is_undone_on_a_phone(browser, no_camera_server, tmp_path
     page.click("#undo-turn")
     current_is(page, "Ann")
     assert page.locator("#last-turn").is_hidden() and page.locator("#undo-turn").is_hidden()
-    assert page.locator("#players tr").first.inner_text().split("\t")[1:3] == ["no", "14"]
+    assert page.locator("#players tr").first.inner_text().split("\t")[1::2] == ["14", "no"]  # tiles, melded
     clock.advance(PRESS_GUARD_S)
     page.click("#end-turn")  # the right answer: Ann drew
     page.locator("#unseen").wait_for()
@@ -1290,7 +1290,7 @@ def test_with_no_camera_rummikub_and_the_count_speak_of_typing(browser, no_camer
 
 
 def cells(page, column: int) -> list:
-    """The texts of a column of the Players table (1: the name)."""
+    """The texts of a column of the Players table (1: the name, 2: tiles, 3: score, 4: melded)."""
     return page.locator(f"#players tr td:nth-child({column})").all_inner_texts()
 
 
@@ -1329,20 +1329,20 @@ def test_a_game_without_a_camera_does_not_contradict_itself_on_a_phone(browser, 
     page.once("dialog", lambda d: d.accept())
     page.click("#rummikub")
     page.locator("#tally").wait_for()
-    assert cells(page, 3) == ["12", "went out"]  # not the 14 Ben holds by the count
+    assert cells(page, 2) == ["12", "went out"]  # not the 14 Ben holds by the count
     page.fill("textarea[data-player=Ann]", "R5 K7")
     page.click("text=Confirm and score")
     page.locator("#dealing").wait_for()
-    page.wait_for_function("document.querySelector('#players tr td:nth-child(4)').textContent === '-12'")
-    assert cells(page, 4) == ["-12", "+12"]
+    page.wait_for_function("document.querySelector('#players tr td:nth-child(3)').textContent === '-12'")
+    assert cells(page, 3) == ["-12", "+12"]
     call(port, "/api/hand/start", {})
     call(port, "/api/rummikub", {"count_checked": True, "winner": "Ben"})
     call(port, "/api/tally/confirm", {"racks": {"Ann": "K1"}})
     page.locator("#finished").wait_for()
     assert page.locator("#standings-rows").inner_text().count("+13") == 1
-    page.wait_for_function("document.querySelector('#players tr td:nth-child(4)').textContent === '-13'")
-    assert cells(page, 4) == ["-13", "+13"]
-    for column in (2, 3):  # melded and tiles: of a hand nobody plays
+    page.wait_for_function("document.querySelector('#players tr td:nth-child(3)').textContent === '-13'")
+    assert cells(page, 3) == ["-13", "+13"]
+    for column in (2, 4):  # tiles and melded: of a hand nobody plays
         assert page.locator(f"#players-table th:nth-child({column}), #players td:nth-child({column})").count() == 3
         assert all(not c.is_visible() for c in page.locator(f"#players-table :is(th, td):nth-child({column})").all())
     assert page.locator("#pool-info").inner_text() == "" and page.locator("#hint-card").is_hidden()

@@ -292,3 +292,40 @@ def test_four_players_totals_all_show_on_a_phone_score_sheet(browser, server, tm
     no_sideways_scroll(page)
     assert page.locator("#score-sheet thead th").nth(2).get_attribute("title") == names[1]  # in full on a long press
     save(page, tmp_path, "scores-four-phone.png")
+
+
+def test_at_twice_the_text_size_scores_racks_and_the_score_column_stay_readable(browser, server, tmp_path):
+    """A player who reads at 200%: on a phone the score sheet keeps each score on one line (it scrolls in
+    its own box) and Export CSV stays on the card; the Players card shows Score without scrolling; on a
+    tablet a rack box of the count keeps room to type in (it was squeezed to 22 px)."""
+    url, port, live, clock = server
+    call(port, "/api/game", {"players": ["Anna", "Bjørn", "Chloé", "Dov"], "rules": "international"})
+    call(port, "/api/rummikub", {"count_checked": True, "discard": "K13"})
+    tablet = browser.new_page(viewport={"width": 820, "height": 1180}, bypass_csp=True)
+    tablet.goto(url + "/")
+    tablet.locator("#tally-rows textarea").first.wait_for()
+    tablet.evaluate("document.documentElement.style.fontSize = '32px'")
+    widths = tablet.evaluate("[...document.querySelectorAll('#tally-rows textarea')].map((t) => t.clientWidth)")
+    assert len(widths) == 3 and min(widths) >= 200, widths
+    save(tablet, tmp_path, "tablet-count-200.png")
+    call(port, "/api/tally/confirm", {"racks": {"Bjørn": "R10 R11 R12 K13", "Chloé": "B1", "Dov": "O9 O9"},
+                                      "count_checked": True})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            bypass_csp=True)
+    page.goto(url + "/scores")
+    page.evaluate("document.documentElement.style.fontSize = '32px'")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    lines = page.evaluate("[...document.querySelectorAll('#score-sheet td')].filter((td) => td.textContent.trim())"
+                          ".map((td) => { const r = document.createRange(); r.selectNodeContents(td); "
+                          "return new Set([...r.getClientRects()].map((q) => Math.round(q.top))).size; })")
+    assert lines and max(lines) == 1, lines  # each score on one line, not a digit a line
+    export = page.locator("#export-csv").bounding_box()
+    card = page.locator("section.card").first.bounding_box()
+    assert export["x"] + export["width"] <= card["x"] + card["width"] + 0.5
+    save(page, tmp_path, "phone-scores-200.png")
+    page.goto(url + "/")
+    page.locator("#dealing").wait_for()
+    page.evaluate("document.documentElement.style.fontSize = '32px'")
+    score = page.locator("#players-table th", has_text="Score").bounding_box()
+    assert score["x"] + score["width"] <= 390, score
+    save(page, tmp_path, "phone-players-200.png")

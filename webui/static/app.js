@@ -1096,10 +1096,11 @@ function renderPlayers(s) {
   $("players").replaceChildren(...(g.players || []).map((p) =>
     el("tr", { class: p.current && !over ? "current" : "" },
       el("td", { text: (p.current && !over ? "▶ " : "") + p.name }),
-      el("td", { text: p.has_melded ? "yes" : "no" }),
       el("td", { text: p.name === wentOut ? "went out" : String(p.rack_count) +
         (p.penalties ? ` (${p.penalties} penalty)` : "") + (p.discard ? ` · discarded ${p.discard}` : "") }),
-      el("td", { text: totals[p.name] != null ? signed(totals[p.name]) : "" }))));  // as the standings write it
+      el("td", { text: totals[p.name] != null ? signed(totals[p.name]) : "" }),  // as the standings write it
+      // last: the column a large text size pushes out of view first is the one least looked at
+      el("td", { text: p.has_melded ? "yes" : "no" }))));
   $("pool-info").textContent = g.players && g.players.length && !over
     ? `Pool: ${g.pool} tiles · play goes ${g.direction === "clockwise" ? "to the left" : "to the right"}` : "";
 }
