@@ -72,11 +72,36 @@ def read_doubts(game: Game) -> dict[str, str]:
     return {n: q for n, q in out.items() if q}
 
 
+def typed_copies(game: Game) -> list[str]:
+    """Tiles of the typed racks of which the count sees more copies than the box holds once the final
+    table and the face-up tiles are counted in ("3 x K1: 1 on the table, 1 on Ann's rack, 1 on Dov's
+    rack"): a typo (K1 for K11), or a tile of the table misread.  The racks alone holding too many are
+    refused before this (``rules.game_tally``); read racks raise their own question (:func:`read_doubt`)."""
+    tally = game.tally
+    typed = {t for r, was_read in zip(tally.racks, tally.read) if r and not was_read for t in r}
+    box, where = game.options.box, _in_view(game)
+    out = []
+    for tile in sorted(typed):
+        seen = {w: c[tile] for w, c in where.items() if c[tile]}
+        if sum(seen.values()) > box.count(tile):
+            out.append(f"{sum(seen.values())} x {tile} ({', '.join(f'{n} {w}' for w, n in seen.items())})")
+    return out
+
+
 def check_reads(game: Game) -> None:
-    """The confirm's question for the camera-read racks in doubt: scored only once the players say the
-    count is wrong (``count_checked``), as a typed rack of more tiles than the count says is saved."""
+    """The confirm's question for the camera-read racks in doubt, and for typed racks that with the table
+    hold a copy more than the box: scored only once the players say the count is wrong
+    (``count_checked``), as a typed rack of more tiles than the count says is saved."""
     doubts = read_doubts(game)
     if not doubts:
+        copies = typed_copies(game)
+        if copies:
+            listed = "; ".join(copies)
+            box = game.options.box
+            raise CountDoubt(f"more copies than the {box.name} box holds ({box.copies} of each number tile): "
+                             f"{listed}: correct the rack typed wrong, or, if the table was misread, confirm anyway",
+                             f"The racks typed, the table and the tiles face up hold more copies than the box "
+                             f"({listed}). Score the hand anyway?")
         return
     listed = "; ".join(f"{n}: {q.removesuffix(': ' + AGAIN)}" for n, q in doubts.items())
     racks = "racks" if len(doubts) > 1 else "rack"

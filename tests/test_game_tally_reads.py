@@ -133,3 +133,21 @@ def test_the_same_tiles_read_for_two_players_are_questioned_under_both_racks():
         confirm_tally(g, 2.0)
     g = set_tally_rack(g, "Cy", R("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 O1"))  # typed: looked at
     assert read_doubts(g) == {}
+
+
+def test_typed_racks_that_with_the_table_hold_a_copy_more_than_the_box_are_asked_about():
+    """R10 lies on the final table; Ben's and Cid's typed racks each hold one more: three R10s of a box of
+    two, a typo (R10 for R1, say) or the table misread. The confirm asks, naming where each lies; the
+    players may score it anyway."""
+    g = counting(("Ann", "Ben", "Cid"))
+    g = set_tally_rack(g, "Ben", R("R10 K5"))
+    g = set_tally_rack(g, "Cid", R("R10"))
+    with pytest.raises(CountDoubt) as asked:
+        confirm_tally(g, 2.0)
+    assert str(asked.value) == (
+        "more copies than the standard 106-tile box holds (2 of each number tile): 3 x R10 (1 on the table, 1 on "
+        "Ben's rack, 1 on Cid's rack): correct the rack typed wrong, or, if the table was misread, confirm anyway")
+    assert asked.value.question.startswith("The racks typed, the table and the tiles face up hold more copies")
+    assert confirm_tally(g, 2.0, count_checked=True).hands[-1].scores[1:] == (-15, -10)
+    fixed = set_tally_rack(g, "Cid", R("R1"))
+    assert confirm_tally(fixed, 2.0).hands[-1].scores[1:] == (-15, -1)

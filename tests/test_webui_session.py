@@ -394,7 +394,7 @@ def test_whatever_happens_a_restart_shows_the_same_game(tmp_path_factory, steps)
             except SessionError:
                 pass
             if s.game.status.value == "tally":
-                s.confirm_tally({n: "K5" for n in s.game.names if n != s.current_player})
+                s.confirm_tally({n: "K5" for n in s.game.names if n != s.current_player}, count_checked=True)
         else:
             try:
                 s.end_turn(T(table), action="done" if action == "end" else "pass")
