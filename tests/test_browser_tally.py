@@ -228,3 +228,22 @@ def test_a_rack_box_is_described_by_its_points_or_what_is_wrong_with_it(browser,
     box.fill("r5 k7")
     ben.wait_for_function(f"!document.querySelector('{BOX}').hasAttribute('aria-invalid')")
     assert "12 points" in ben.locator(f"#{said[0]}").inner_text()
+
+
+def test_a_rack_typed_while_the_companion_is_away_shows_its_points_once_it_is_back(browser, server, tmp_path):
+    """Ben types his rack while his phone cannot reach the companion: once it can again, the rack is saved
+    and its line gives its points while he is still in the box (it said "not given yet")."""
+    ben, cid = counting_three(server, browser)
+    ben.evaluate("""() => {
+      const real = window.realFetch || (window.realFetch = window.fetch);
+      window.fetch = (url, opts) => String(url).includes("/api/") ? Promise.reject(new TypeError("Failed to fetch"))
+                                                                  : real(url, opts);
+    }""")
+    ben.click(BOX)
+    ben.keyboard.type("r5 k7")
+    ben.locator("#offline-banner").wait_for()
+    assert ben.locator("[data-points=Ben]").inner_text() == "not given yet"
+    posts_arrive_again(ben)
+    cid.wait_for_function(f"document.querySelector('{BOX}').value === 'R5 K7'")  # saved once back
+    ben.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('12 points')")
+    assert ben.evaluate("document.activeElement.dataset.player") == "Ben"  # still in the box

@@ -147,9 +147,13 @@ async function post(url, payload = {}, retry = null, quiet = false) {
 }
 
 function offline(down) {
+  const was = document.body.classList.contains("offline");
   $("offline-banner").hidden = !down;
   document.body.classList.toggle("offline", down);
   if (!down && unsent.size) sendUnsent();
+  // back: the points of racks typed while the server was away were never worked out (a box still said
+  // "not given yet" over the rack it held)
+  if (was && !down) document.querySelectorAll("#tally-rows textarea").forEach((input) => points(input));
 }
 
 function sendUnsent() {
