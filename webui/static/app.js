@@ -625,6 +625,11 @@ function renderTally(g) {
         input.value = t.racks[name] ?? "";
         points(input);
       } else if (melded) points(input);
+      // saved here, then changed on another phone while this box keeps the focus: said under it, so that
+      // leaving the box does not swap the rack without a word
+      const elsewhere = !(name in tallyDraft) && document.activeElement === input &&
+        !sameTiles(input.value, t.racks[name] ?? "");
+      changedElsewhere(name, elsewhere ? (t.racks[name] || "cleared") : null);
     });
     if (syncWin(t)) { $("tally-error").hidden = true; winChanged(); }  // a refusal of the win changed is stale
     else if (winKey(t) !== previewed) closedPreview();  // a meld corrected, a rack with the trump's twin
@@ -740,6 +745,7 @@ async function saveRack(input, quiet = false) {
       input.value = t.racks[name] ?? "";
       points(input);
     }
+    if (!quiet) changedElsewhere(name, null);  // the box shows the rack as saved now
     return;
   }
   const text = tallyDraft[name];
@@ -851,8 +857,17 @@ function overtaken(g) {
 
 // the same tiles, in any order and case (the count's text is its codes, space-separated)
 function sameTiles(typed, codes) {
-  const norm = (text) => (text || "").toUpperCase().split(/[\s,]+/).filter(Boolean).sort().join(" ");
+  const norm = (text) => (text || "").toUpperCase().split(/[\s,|]+/).filter(Boolean).sort().join(" ");
   return norm(typed) === norm(codes);
+}
+
+// the line under a rack box that says another phone changed the rack saved from here (null: says nothing)
+function changedElsewhere(name, rack) {
+  const mark = document.querySelector(`#tally-rows [data-unsaved="${CSS.escape(name)}"]`);
+  if (!mark || (rack === null && !mark.dataset.elsewhere)) return;
+  mark.hidden = rack === null;
+  mark.textContent = rack === null ? "" : `changed on another phone to ${rack}: leave the box to see it`;
+  if (rack === null) delete mark.dataset.elsewhere; else mark.dataset.elsewhere = "1";
 }
 
 // said where the players look, until dismissed; held while this page's own Confirm or Back to the game is
@@ -886,6 +901,7 @@ function unsaved(key, again) {
   const down = !!again && document.body.classList.contains("offline");
   if (down) unsent.set(key, again); else unsent.delete(key);
   if (!mark) return;
+  delete mark.dataset.elsewhere;
   mark.hidden = !again;
   mark.textContent = again ? UNSAVED[down ? "down" : "refused"] : "";
 }
@@ -1045,8 +1061,10 @@ function points(input) {
   clearTimeout(pointTimers[name]);
   pointTimers[name] = setTimeout(async () => {
     const text = input.value.trim();
-    input.removeAttribute("aria-invalid");
-    if (!text) { out.textContent = "not given yet"; out.className = "points missing"; return; }
+    if (!text) {
+      out.textContent = "not given yet"; out.className = "points missing"; input.removeAttribute("aria-invalid");
+      return;
+    }
     const q = new URLSearchParams({ rack: text, player: name });
     const box = document.querySelector(`#tally-rows input[data-melded="${CSS.escape(name)}"]`);
     if (box) q.set("melded", box.checked ? "true" : "false");
@@ -1067,6 +1085,7 @@ function points(input) {
       if (d.trump_twin) text += " (holds the trump's twin)";
       out.textContent = text;
       out.className = "points";
+      input.removeAttribute("aria-invalid");
     } catch (err) { offline(true); }
   }, 150);
 }
