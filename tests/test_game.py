@@ -256,7 +256,8 @@ class RandomPlay(RuleBasedStateMachine):
         assert verdict.legal and (rec is not None or pool_empty)
         left = {s.name: (Tile(Color(i), numbers[i]),) for i, s in enumerate(g.seats)}  # one tile each, all distinct
         given = {n: r for n, r in left.items() if n != g.tally.winner}
-        new = confirm_tally(g, self.now, given)
+        # racks drawn at random, not dealt: with the table and the discards they may hold a copy more than the box
+        new = confirm_tally(g, self.now, given, count_checked=True)
         hand = new.hands[-1]
         if self.options.scoring in ("sabra", "american"):
             assert sum(hand.scores) == 0
