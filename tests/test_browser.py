@@ -537,9 +537,10 @@ def test_israeli_tally_next_hand_waits_and_the_turn_log_on_a_phone(browser, serv
     assert winner.inner_text() == "went out: scores -200, nobody else has melded (minus scoring: low is good)"
     page.fill("textarea[data-player=Ben]", "R5")
     page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('scores')")
-    assert page.locator("[data-points=Ben]").inner_text() == "1 tile · 5 points → scores +100 (not melded)"  # 17
+    assert page.locator("[data-points=Ben]").inner_text() == (
+        "1 tile · 5 points → scores +100 (not melded) (by the count Ben holds 14)")  # 17
     page.check("input[data-melded=Ben]")
-    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.endsWith('scores +5')")
+    page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('scores +5 (by')")
     assert winner.inner_text() == "went out: scores -100 (minus scoring: low is good)"
     page.fill("textarea[data-player=Cid]", "K2 K3")
     save(page, tmp_path, "fixes-israeli-tally.png")
@@ -929,7 +930,7 @@ def test_an_international_closed_win_shows_its_value_before_confirm(browser, ser
     assert winner.inner_text() == "went out closed: Royal, 2400 points → scores +2400"
     ben = page.locator("[data-points=Ben]")
     page.wait_for_function("document.querySelector('[data-points=Ben]').textContent.includes('-2400')")
-    assert ben.inner_text() == "1 tile · 5 points → scores -2400 (not melded)"
+    assert ben.inner_text() == "1 tile · 5 points → scores -2400 (not melded) (by the count Ben holds 14)"
     page.check("#joker-discard")
     page.wait_for_function("document.querySelector('[data-winner=Ann]').textContent.includes('+4800')")
     assert winner.inner_text() == "went out closed: Royal, 2400 points → scores +4800 (doubled by the joker discard)"

@@ -216,7 +216,8 @@ def test_a_closed_hand_is_saved_while_its_box_still_has_the_focus(browser, serve
 
 def test_a_rack_box_is_described_by_its_points_or_what_is_wrong_with_it(browser, server, tmp_path):
     """A screen reader in a rack's box hears its points, or why it cannot be scored (an unknown tile code),
-    with the box: the line under it is tied to it, and a wrong rack is marked invalid."""
+    with the box: the line under it is tied to it, and a wrong rack is marked invalid. A rack of other than
+    the tiles the count says has the count's number beside its points."""
     ben, _cid = counting_three(server, browser)
     box = ben.locator(BOX)
     said = box.get_attribute("aria-describedby").split()
@@ -228,6 +229,11 @@ def test_a_rack_box_is_described_by_its_points_or_what_is_wrong_with_it(browser,
     box.fill("r5 k7")
     ben.wait_for_function(f"document.getElementById('{said[0]}').textContent.includes('12 points')")
     assert box.get_attribute("aria-invalid") is None
+    # fewer tiles than the count says (a row forgotten): the count's number beside them, not a question
+    assert ben.locator(f"#{said[0]}").inner_text().endswith("(by the count Ben holds 14)")
+    box.fill("K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13 B1")
+    ben.wait_for_function(f"document.getElementById('{said[0]}').textContent.startsWith('14 tiles')")
+    assert "by the count" not in ben.locator(f"#{said[0]}").inner_text()
 
 
 def test_a_rack_typed_while_the_companion_is_away_shows_its_points_once_it_is_back(browser, server, tmp_path):

@@ -1083,6 +1083,10 @@ function points(input) {
       if (d.score != null) text += ` → scores ${signed(d.score)}`;
       if (d.melded === false && meldMatters(g)) text += " (not melded)";
       if (d.trump_twin) text += " (holds the trump's twin)";
+      // a row forgotten, a tile left out: the count's own number beside the tiles typed (not asked: a count
+      // no camera saw may be the one that is wrong)
+      const held = ((state.game || {}).players || []).find((p) => p.name === name);
+      if (held && d.tiles !== held.rack_count) text += ` (by the count ${name} holds ${held.rack_count})`;
       out.textContent = text;
       out.className = "points";
       input.removeAttribute("aria-invalid");
