@@ -117,6 +117,12 @@ def test_the_demo_plays_the_recorded_game_with_the_recorded_verdicts(recorded):
     play_to(SCRIPT.frames + SCRIPT.events[2].after_frame + 12)
     assert session.game_id == ours and session.game.turn.number == turn and session.game.turn.attempt is None
 
+    # a new game of their own: no camera sees a table now, so it starts from an empty one, unasked
+    assert session.game.turn.table_before  # the demo's sets, on the table of the game taken over
+    res = client.post("/api/game", json={"players": ["Zoe", "Yan"], "table_checked": False})
+    assert res.status_code == 201, res.get_json()
+    assert session.game.names == ("Zoe", "Yan") and session.game.turn.table_before == ()
+
 
 def T(text: str):
     return table_of(parse_table(text))

@@ -96,9 +96,11 @@ def start_game():
     options = _options_from(data)
     c = companion()
     ts = c.read_state()  # the table the game starts from: not an empty one nobody has looked at yet
+    # with no camera the table is only the last game's own (the demo's, taken over): a new game starts empty
+    table = c.table_now(ts) if ts.camera_ok else ()
     c.session.start_game(
         players, first=field(data, "first", int, 0), trump=field(data, "trump", str),
-        table=c.table_now(ts), picture=c.picture(ts), options=options, once=True,
+        table=table, picture=c.picture(ts), options=options, once=True,
         table_checked=field(data, "table_checked", bool, True),
     )
     return jsonify(c.state_json()), 201
