@@ -131,6 +131,12 @@ def test_a_lost_camera_is_said_in_players_words_the_path_folded_away(client, liv
     live.camera_ok, live.camera_error = True, None
     live.set_table("")
     assert client.get("/api/state").get_json()["camera"]["notice"] is None
+    # working, but a picture of the slideshow was skipped: that file is named (it was said nowhere)
+    live.camera_error = "skipped zz_bad.jpg: not a readable image (corrupt, truncated or not a picture)"
+    live.set_table("")
+    assert client.get("/api/state").get_json()["camera"]["notice"] == {
+        "text": "Skipped zz_bad.jpg: not a readable image (corrupt, truncated or not a picture); the pictures go "
+                "on without it.", "details": None}
 
 
 def test_taking_over_the_demo_is_said_once_and_for_players(tmp_path, clock):

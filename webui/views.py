@@ -109,9 +109,12 @@ def camera_notice(ok: bool, error: str | None, took_over: bool = False) -> dict 
     """The camera banner in players' words (``text``), the source's own reason (a file path, the image
     types a folder may hold) folded away in ``details``; None while the camera works.  ``took_over``: a
     person took over the recorded demo, and this server has no camera since.  The reason's "retrying in
-    2.0 s" is dropped: the page shows it once and it never counts down."""
+    2.0 s" is dropped: the page shows it once and it never counts down.  While the camera works, a file it
+    skipped (``error``: the source's warning) is said alone."""
     if ok:
-        return None
+        # a picture the slideshow skipped (corrupt, too large): named, as the show goes on without it
+        warning = (error or "").strip().rstrip(".")
+        return {"text": f"{_capital(warning)}; the pictures go on without it.", "details": None} if warning else None
     if took_over:
         return {"text": "No camera: the recorded demo game stopped when you took over, and this companion has "
                         "no camera of its own. The game goes on without one: End turn asks what each turn did, "

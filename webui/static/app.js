@@ -305,7 +305,7 @@ function render(s) {
   const cam = s.camera;
   // no camera is a way to play, not a fault: said as a notice in players' words, with what the game does
   // instead; the source's own reason (a path, a file type) folds away under "details"
-  const notice = cam.ok ? null : cam.notice;
+  const notice = cam.notice;  // while the camera works, only a picture it skipped (named)
   $("camera-banner").hidden = !notice;
   $("camera-text").textContent = notice ? notice.text : "";
   $("camera-details").hidden = !(notice && notice.details);
