@@ -7,6 +7,7 @@ is set from the frame number, as the server's ticker would see them.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -117,6 +118,11 @@ def test_the_demo_plays_the_recorded_game_with_the_recorded_verdicts(recorded):
     play_to(SCRIPT.frames + SCRIPT.events[2].after_frame + 12)
     assert session.game_id == ours and session.game.turn.number == turn and session.game.turn.attempt is None
 
+    # New game offers the clock saved for new games, not the demo's quick one the game taken over keeps
+    assert session.game.options.turn_time_limit == SCRIPT.rules.turn_time_limit != session.options.turn_time_limit
+    form = client.get("/new").get_data(as_text=True)
+    clock_field = re.search(r'<input[^>]*name="turn_time_limit"[^>]*>', form).group(0)
+    assert f'value="{session.options.turn_time_limit}"' in clock_field, clock_field
     # a new game of their own: no camera sees a table now, so it starts from an empty one, unasked
     assert session.game.turn.table_before  # the demo's sets, on the table of the game taken over
     res = client.post("/api/game", json={"players": ["Zoe", "Yan"], "table_checked": False})

@@ -105,7 +105,7 @@ def test_new_game_asks_before_it_replaces_the_game_in_play(app, client):
     assert asked and asked.group(1) == ("Jo, Kim and Lou are playing a game (hand 1). Start a new game in its "
                                         "place? That game is kept: resume it from Earlier games on this page.")
     companion = app.extensions["companion"]
-    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True)  # the demo's game: nobody's
+    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True, adopted=None)  # the demo's game: nobody's
     assert not question.search(client.get("/new").get_data(as_text=True))
     companion.demo = None
     finish(client)
@@ -257,7 +257,7 @@ def test_settings_over_the_recorded_demos_game_show_the_rules_for_new_games(app,
     assert client.post("/api/settings", json={"rules": "american"}).status_code == 200
     companion = app.extensions["companion"]
     companion.session.start_game(list(PLAYERS), options=find_variant("sabra"), remember=False)
-    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True)
+    companion.demo = SimpleNamespace(driving=True, owns_table=lambda: True, adopted=None)
     page = client.get("/settings").get_data(as_text=True)
     assert RulesForm(page).options["game"] == "american" and "These rules apply to the next game." in page
     companion.demo = None  # taken over: the game is the players', and Settings shows its rules

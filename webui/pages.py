@@ -13,7 +13,7 @@ from rules.options import OPTION_DOCS, SCORING_NAMES, VARIANTS
 from rules.scoring import METHODS
 from webui.api import game_arg
 from webui.labels import RULEBOOK_SHORT, RULEBOOKS, TABLE_CHOICES, option_fields, rulebook_of
-from webui.shown_rules import demo_table, shown_rules
+from webui.shown_rules import demo_table, new_game_rules, shown_rules
 from webui.views import rules_name, rules_words
 
 bp = Blueprint("pages", __name__)
@@ -71,7 +71,7 @@ def new_game():
     # the table's own choices (clock, length), filled in as Settings shows them: the game in play's, which a
     # rulebook picked on the form keeps; the "As set on Settings" line names the rules saved for new games
     # and leaves the clock to its own field, which the players may change here
-    fields = [f for f in option_fields(shown_rules(c)) if f["name"] in TABLE_CHOICES]
+    fields = [f for f in option_fields(new_game_rules(c)) if f["name"] in TABLE_CHOICES]
     return render_template("new.html", books=books(), final=final_name(s.options.scoring),
                            current=rules_words(s.options, clock=False), players=names, games=s.games(),
                            fields=fields, replaces=replaces_words(c))

@@ -21,3 +21,11 @@ def shown_rules(c) -> RuleOptions:
     it plays from its next hand; with none in play (or the demo's own), the rules saved for new games."""
     s = c.session
     return s.options if demo_table(c) else s.settings_rules
+
+
+def new_game_rules(c) -> RuleOptions:
+    """The table's choices New game starts from: :func:`shown_rules`, except while the game in play is the
+    demo's taken over by a person, which plays the demo's quick clock: then the rules saved for new games."""
+    s = c.session
+    adopted = c.demo is not None and c.demo.adopted is not None and c.demo.adopted == s.game_id
+    return s.options if adopted else shown_rules(c)
