@@ -50,14 +50,21 @@ def read_doubt(game: Game, name: str) -> str | None:
         if other.name != name and was_read and Counter(theirs) == Counter(rack):
             doubts.append(f"it read the very tiles it read for {other.name}'s rack (was {name}'s rack in view?)")
     box = game.options.box
-    where = _in_view(game)
-    for tile in sorted(set(rack)):
-        seen = {w: c[tile] for w, c in where.items() if c[tile]}
-        total = sum(seen.values())
-        if total > box.count(tile):
-            doubts.append(f"the camera read a {_nth(total)} {tile} (the {box.name} box holds {box.count(tile)}: "
-                          f"{', '.join(f'{n} {w}' for w, n in seen.items())})")
+    for tile, total, seen in _over_box(game, rack):
+        doubts.append(f"the camera read a {_nth(total)} {tile} (the {box.name} box holds {box.count(tile)}: {seen})")
     return f"{'; '.join(doubts)}: {AGAIN}" if doubts else None
+
+
+def _over_box(game: Game, tiles) -> list[tuple]:
+    """(tile, copies in view, where they lie: "1 on the table, 2 on Ben's rack") for each of ``tiles`` of
+    which the count sees more copies than the box holds (:func:`_in_view`)."""
+    box, where = game.options.box, _in_view(game)
+    out = []
+    for tile in sorted(set(tiles)):
+        seen = {w: c[tile] for w, c in where.items() if c[tile]}
+        if sum(seen.values()) > box.count(tile):
+            out.append((tile, sum(seen.values()), ", ".join(f"{n} {w}" for w, n in seen.items())))
+    return out
 
 
 def _nth(n: int) -> str:
@@ -78,14 +85,8 @@ def typed_copies(game: Game) -> list[str]:
     rack"): a typo (K1 for K11), or a tile of the table misread.  The racks alone holding too many are
     refused before this (``rules.game_tally``); read racks raise their own question (:func:`read_doubt`)."""
     tally = game.tally
-    typed = {t for r, was_read in zip(tally.racks, tally.read) if r and not was_read for t in r}
-    box, where = game.options.box, _in_view(game)
-    out = []
-    for tile in sorted(typed):
-        seen = {w: c[tile] for w, c in where.items() if c[tile]}
-        if sum(seen.values()) > box.count(tile):
-            out.append(f"{sum(seen.values())} x {tile} ({', '.join(f'{n} {w}' for w, n in seen.items())})")
-    return out
+    typed = [t for r, was_read in zip(tally.racks, tally.read) if r and not was_read for t in r]
+    return [f"{total} x {tile} ({seen})" for tile, total, seen in _over_box(game, typed)]
 
 
 def check_reads(game: Game) -> None:
@@ -93,18 +94,17 @@ def check_reads(game: Game) -> None:
     hold a copy more than the box: scored only once the players say the count is wrong
     (``count_checked``), as a typed rack of more tiles than the count says is saved."""
     doubts = read_doubts(game)
-    if not doubts:
-        copies = typed_copies(game)
-        if copies:
-            listed = "; ".join(copies)
-            box = game.options.box
-            raise CountDoubt(f"more copies than the {box.name} box holds ({box.copies} of each number tile): "
-                             f"{listed}: correct the rack typed wrong, or, if the table was misread, confirm anyway",
-                             f"The racks typed, the table and the tiles face up hold more copies than the box "
-                             f"({listed}). Score the hand anyway?")
-        return
-    listed = "; ".join(f"{n}: {q.removesuffix(': ' + AGAIN)}" for n, q in doubts.items())
-    racks = "racks" if len(doubts) > 1 else "rack"
-    raise CountDoubt(f"the camera's reading is in doubt ({listed}): {AGAIN}, or, if it is right, "
-                     "confirm anyway",
-                     f"The camera's reading does not match the count ({listed}). Score the {racks} as read?")
+    if doubts:
+        listed = "; ".join(f"{n}: {q.removesuffix(': ' + AGAIN)}" for n, q in doubts.items())
+        racks = "racks" if len(doubts) > 1 else "rack"
+        raise CountDoubt(f"the camera's reading is in doubt ({listed}): {AGAIN}, or, if it is right, "
+                         "confirm anyway",
+                         f"The camera's reading does not match the count ({listed}). Score the {racks} as read?")
+    copies = typed_copies(game)
+    if copies:
+        listed = "; ".join(copies)
+        box = game.options.box
+        raise CountDoubt(f"more copies than the {box.name} box holds ({box.copies} of each number tile): "
+                         f"{listed}: correct the rack typed wrong, or, if the table was misread, confirm anyway",
+                         f"The racks typed, the table and the tiles face up hold more copies than the box "
+                         f"({listed}). Score the hand anyway?")
