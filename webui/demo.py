@@ -106,13 +106,19 @@ class DemoDriver:
         self._grace = round(GRACE_SECONDS * script.fps)
         self._game_id = session.store.get_setting(DEMO_GAME)  # the game the demo started, if any
         self.driving = self.owns_table()  # a person's game left on the table is never replaced
-        # the demo's game a person took over: played on by the demo's rules (its quick clock), which a
-        # new game does not take as the table's own (webui.pages.new_game)
-        self.adopted: int | None = None
 
     def owns_table(self) -> bool:
         """No game is on the table, or the demo's own: the recording may be judged as that game's table."""
         return self.session.game is None or self.session.game_id == self._game_id
+
+    @property
+    def adopted(self) -> int | None:
+        """The demo's game a person took over, while it is on the table (None: none): it plays on by the
+        demo's rules (its quick clock), which a new game does not take as the table's own
+        (webui.shown_rules.new_game_rules)."""
+        if self.driving or self._game_id is None or self.session.game_id != self._game_id:
+            return None
+        return self._game_id
 
     @property
     def done(self) -> int:
@@ -124,7 +130,6 @@ class DemoDriver:
         with self._lock:
             if not self.driving:
                 return
-            self.adopted = self._game_id if self.session.game_id == self._game_id else None
             self.driving = False
             self.last = None
             if self.session.store.get_setting(DEMO_GAME) is not None:

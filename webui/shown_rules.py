@@ -27,5 +27,4 @@ def new_game_rules(c) -> RuleOptions:
     """The table's choices New game starts from: :func:`shown_rules`, except while the game in play is the
     demo's taken over by a person, which plays the demo's quick clock: then the rules saved for new games."""
     s = c.session
-    adopted = c.demo is not None and c.demo.adopted is not None and c.demo.adopted == s.game_id
-    return s.options if adopted else shown_rules(c)
+    return s.options if c.demo is not None and c.demo.adopted is not None else shown_rules(c)
