@@ -1688,15 +1688,22 @@ def test_the_hint_switch_stays_as_tapped_while_its_save_is_on_its_way(browser, s
     assert call(port, "/api/state")["game"]["hint"] is False
 
 
-def test_a_hint_rack_refused_for_a_code_that_is_no_tile_comes_back_to_be_mended(browser, server, tmp_path):
-    """Fourteen tiles typed with two typos: the refusal names both, and the rack is back in the box, so
-    only the typos are mended; once mended it is used."""
-    url, port, live, clock = server
+def hint_on_ann_s_turn(browser, server):
+    """Ann and Ben play with the hint on, R3 R4 R5 on the table: Ann's phone, on her turn."""
+    url, port, live, _ = server
     live.set_table("R3 R4 R5")
     call(port, "/api/game", {"players": ["Ann", "Ben"]})
     call(port, "/api/settings", {"hint": True})
     ann = phone(browser, url)
     current_is(ann, "Ann")
+    return ann
+
+
+def test_a_hint_rack_refused_for_a_code_that_is_no_tile_comes_back_to_be_mended(browser, server, tmp_path):
+    """Fourteen tiles typed with two typos: the refusal names both, and the rack is back in the box, so
+    only the typos are mended; once mended it is used."""
+    url, port, live, clock = server
+    ann = hint_on_ann_s_turn(browser, server)
     typed = "K1 K2 K3 x9 B5 B6 B7 O1 O2 O3 R9 R10 b14 J"
     ann.fill("#hint-rack", typed)
     ann.click("text=Use this rack")
@@ -1714,11 +1721,7 @@ def test_a_hint_rack_typed_while_another_phone_ends_the_turn_is_kept_by_nobody(b
     "Rack of Ben". Her tiles must not be saved as Ben's: the box is emptied and says why, and a press made
     anyway (a stale page) is refused by the turn it carries."""
     url, port, live, clock = server
-    live.set_table("R3 R4 R5")
-    call(port, "/api/game", {"players": ["Ann", "Ben"]})
-    call(port, "/api/settings", {"hint": True})
-    ann = phone(browser, url)
-    current_is(ann, "Ann")
+    ann = hint_on_ann_s_turn(browser, server)
     ann.fill("#hint-rack", "K10 K11 K12 B2")
     clock.advance(PRESS_GUARD_S)
     call(port, "/api/turn/end", {})  # on another phone: Ann draws
