@@ -230,15 +230,11 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
         game, _ = _take_from_pool(game, seat, 1)
         tile = None
     elif source is DrawSource.DISCARD:
+        refused = discard_refused(game)
+        if refused:
+            raise GameError(refused)
         prev_i = game.step_from(seat, -1)
         prev = game.seats[prev_i]
-        first_turn = game.options.flow.discard_from_turn
-        if first_turn == 0 or turn.number <= len(game.seats) * (first_turn - 1):
-            # seed 004 (American): "From your next turn onwards, you may take the tile just discarded"
-            raise GameError("the previous discard can be taken from your second turn on" if first_turn
-                            else "this game has no discards to take")
-        if prev.discard is None:
-            raise GameError("there is no discard to take")
         tile = prev.discard
         seats = replace_seat(game.seats, prev_i, replace(prev, discard=None))
         me = seats[seat]
@@ -257,6 +253,19 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
         game = replace(game, trump_up=False,
                        seats=replace_seat(game.seats, seat, replace(me, rack_count=me.rack_count + 1)))
     return replace(game, turn=replace(turn, step=Step.MELD, drew=Drawn(source, tile)))
+
+
+def discard_refused(game: Game) -> str | None:
+    """Why the turn now cannot take the previous player's discard, or None: the page offers "Took the
+    discard" only when it can, and :func:`draw` refuses it with these words."""
+    first_turn = game.options.flow.discard_from_turn
+    if first_turn == 0 or game.turn.number <= len(game.seats) * (first_turn - 1):
+        # seed 004 (American): "From your next turn onwards, you may take the tile just discarded"
+        return ("the previous discard can be taken from your second turn on" if first_turn
+                else "this game has no discards to take")
+    if game.seats[game.step_from(game.turn.seat, -1)].discard is None:
+        return "there is no discard to take"
+    return None
 
 
 def undo_draw(game: Game, table: Table | None = None) -> Game:

@@ -642,6 +642,8 @@ def test_a_wrong_draw_taken_back_and_the_next_hands_trump_on_a_phone(browser, se
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
                             bypass_csp=True)
     page.goto(url + "/")
+    page.locator("#draw-trump").wait_for()
+    assert page.locator("#draw-discard").is_hidden()  # Al's first turn: no discard may be taken yet (seed 004)
     page.click("text=Took the trump")
     page.locator("#drawn-controls").wait_for()
     assert page.locator("#drawn-text").inner_text() == "Took the trump R7"

@@ -11,7 +11,7 @@ from rules.game_codec import from_dict, to_dict
 from rules.game_deal import set_trump, start_hand
 from rules.game_state import DrawSource, GameError, Status, Step
 from rules.game_tally import call_rummikub, confirm_tally
-from rules.game_turns import change_rules, draw, end_turn, start_game, time_out, undo_draw
+from rules.game_turns import change_rules, discard_refused, draw, end_turn, start_game, time_out, undo_draw
 from rules.options import find_variant
 from rules.tiles import Tile
 from test_game_fixes import R, T
@@ -54,6 +54,22 @@ def test_the_clock_runs_on_through_a_draw_taken_back():
     # the discard
     out, rec = time_out(back, (), since + 61)
     assert rec is None and out.current.name == "Ann" and out.seats[0].rack_count == g.seats[0].rack_count + 1
+
+
+def test_the_discard_is_open_from_the_second_turn_on_and_the_draw_refuses_it_in_the_same_words_before():
+    """The page offers "Took the discard" by discard_refused: an American first turn, where seed 004 lets no
+    discard be taken, is refused before the press, not after it."""
+    g = start_game(["Ann", "Ben"], find_variant("american", turn_time_limit=60), 0.0, trump=R7)
+    first = discard_refused(g)
+    assert first == "the previous discard can be taken from your second turn on"
+    with pytest.raises(GameError, match=first):
+        draw(g, DrawSource.DISCARD)
+    assert discard_refused(american_second_round()) is None
+    ben_took_it = draw(end_turn(draw(american_second_round(), DrawSource.DISCARD), (), 3.0,
+                                discard=Tile.parse("K3"))[0], DrawSource.DISCARD)
+    assert ben_took_it.turn.drew.tile == K3  # Ann discarded K3 again: Ben may take it
+    sabra = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
+    assert discard_refused(sabra) == "this game has no discards to take"
 
 
 def test_then_the_right_draw():

@@ -59,6 +59,17 @@ def test_a_wrong_draw_is_taken_back_and_the_clock_runs_on(client, clock, rules, 
     assert client.get("/api/turns").get_json()[-1]["player"] == "Bo"  # no turn logged by the correction
 
 
+def test_the_state_says_when_the_discard_may_be_taken(client, clock):
+    """The page shows "Took the discard" by ``discard_open``: not on the first American round (seed 004),
+    and from the second on while the previous player's discard lies there (a new game for that)."""
+    start(client, ["Al", "Bo"], rules="american", trump="R7")
+    assert state(client)["game"]["turn"]["discard_open"] is False
+    refused = client.post("/api/turn/draw", json={"source": "discard"})
+    assert refused.status_code == 400
+    assert refused.get_json()["message"] == "the previous discard can be taken from your second turn on"
+    assert second_round(client, clock)["turn"]["discard_open"] is True
+
+
 def test_a_draw_from_another_source_replaces_the_draw(client, clock):
     before = second_round(client, clock)
     client.post("/api/turn/draw", json={"source": "pool"})
