@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from stall_watch import StallWatch
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
@@ -69,6 +71,28 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+# a browser test running longer than this is taken for one Chromium stopped answering (the longest take
+# about a minute); pytest-timeout's 300 s stays for the rest of the run
+STALL_S = 180
+
+
+class Chromium:
+    """A test module's headless Chromium, launched again when a stall watch ended the last one."""
+
+    def __init__(self, playwright):
+        self.playwright = playwright
+        self.browser = None
+
+    def get(self):
+        if self.browser is None or not self.browser.is_connected():
+            self.browser = self.playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        return self.browser
+
+    def close(self) -> None:
+        if self.browser is not None and self.browser.is_connected():
+            self.browser.close()
+
+
 @pytest.fixture(scope="module")
 def chromium():
     """Headless Chromium (Debian's, driven by Playwright), one per test module; skips when either is missing."""
@@ -76,16 +100,23 @@ def chromium():
         pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+        chromium = Chromium(p)
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture
-def browser(chromium):
+def browser(chromium, request):
     """The module's Chromium for one test: the pages it opened are closed after it.  Left open, a test's
     pages go on polling its stopped server (and reconnecting, and retrying unsaved racks) through every
-    later test of the module, slowing them, or reach a later test's server that got the same port."""
-    yield chromium
-    for context in chromium.contexts:
-        context.close()
+    later test of the module, slowing them, or reach a later test's server that got the same port.
+    A test Chromium stops answering is ended by a StallWatch, with what it waited for."""
+    browser = chromium.get()
+    with StallWatch(STALL_S, request.node.nodeid) as watch:
+        yield browser
+        if browser.is_connected():
+            for context in browser.contexts:
+                context.close()
+    if watch.fired:
+        pytest.fail(f"Chromium stopped answering for {STALL_S} s and was ended (its report is in the "
+                    "captured stderr)", pytrace=False)
