@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     from webui.app import create_app
     from webui.db import default_db_path
     from webui.dblock import DatabaseInUse, DatabaseLock
-    from vision.capture import open_source
+    from vision.capture import SourceError, UnreadableSource, VideoCaptureSource, open_source
 
     def fail(message: str) -> int:
         print(f"rummikub-companion serve: {message}", file=sys.stderr)
@@ -213,9 +213,14 @@ def run(args: argparse.Namespace) -> int:
         return fail(problem)
     if args.source is not None:
         try:
-            open_source(args.source)  # only read as camera, URL, file or folder: nothing is opened yet
-        except ValueError as exc:
+            source = open_source(args.source)  # read as camera, URL, file or folder: nothing is opened yet
+            if isinstance(source, VideoCaptureSource) and not source.live:
+                source.open()  # a video file is tried at once: a damaged one would never show a frame
+                source.close()
+        except (ValueError, UnreadableSource) as exc:
             return fail(f"--source: {exc}")
+        except SourceError:  # gone meanwhile, or a passing fault: the page says it and tries again
+            pass
     lan = not (args.host == "localhost" or security.is_loopback(args.host))
     pin = (args.pin or security.new_pin()) if lan else None
     if args.pin and not lan:

@@ -357,6 +357,23 @@ def test_a_deleted_video_is_reported_and_plays_again_when_it_returns(tmp_path):
         capture.stop()
 
 
+def test_a_damaged_video_is_said_once_in_our_words_and_not_retried(tmp_path, capfd):
+    """A video file that is there but no video (cut short in a copy, another file renamed) is no camera that
+    may come back: retrying it said "retrying" every 5 s, after FFmpeg's own "moov atom not found"."""
+    path = tmp_path / "game.mp4"
+    path.write_bytes(np.random.default_rng(0).integers(0, 256, 20_000, dtype=np.uint8).tobytes())
+    capture = CaptureThread(open_source(str(path)), backoff=0.02, max_backoff=0.1).start()
+    try:
+        assert wait_until(lambda: capture.finished and not capture.running)
+    finally:
+        capture.stop()
+    assert capture.camera_error == (f"{path} cannot be read as a video (damaged, or not a video this build of "
+                                    "OpenCV decodes)")
+    assert not capture.camera_ok and capture.reconnects == 0
+    err = capfd.readouterr().err
+    assert "moov" not in err and "[mov" not in err, err
+
+
 def test_a_stream_that_connects_but_sends_nothing_is_not_hammered():
     class Silent(FakeCamera):
         def read(self):

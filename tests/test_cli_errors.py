@@ -59,6 +59,16 @@ def test_serve_refuses_a_source_that_is_no_camera_url_file_or_folder(tmp_path, c
     assert code == 2 and "--source" in err and "nonexist.mp4" in err and "not a camera number" in err
 
 
+def test_serve_refuses_a_damaged_video_in_its_own_words(tmp_path, capfd, no_server):
+    bad = tmp_path / "game.mp4"
+    bad.write_bytes(b"not a video" * 1000)
+    code = main(["serve", "--source", str(bad), "--db", str(tmp_path / "c.db")])
+    err = capfd.readouterr().err
+    assert code == 2 and err == (f"rummikub-companion serve: --source: {bad} cannot be read as a video (damaged, "
+                                 "or not a video this build of OpenCV decodes)\n")
+    assert not (tmp_path / "c.db").exists()  # a refused start changes nothing
+
+
 @pytest.mark.parametrize("source", ["0", "rtsp://camera.local/stream", "FOLDER"])
 def test_serve_takes_a_camera_a_url_and_a_folder(tmp_path, capsys, no_server, source):
     with pytest.raises(Reached):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib.resources
 import logging
+import os
 import threading
 import time
 from collections import deque
@@ -19,8 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-import cv2
-import numpy as np
+# FFmpeg, under OpenCV, would print its own line ("moov atom not found") for a damaged video before the
+# source's SourceError says it in words; it reads this once, at its first file (OPENCV_FFMPEG_LOGLEVEL
+# set by the user still wins, e.g. 32 to see FFmpeg's view)
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from vision.images import ImageError, load_image
 
@@ -52,6 +58,10 @@ def _opencv_quiet():
 
 class SourceError(RuntimeError):
     """A source that cannot be opened or read (camera unplugged, bad path, ...)."""
+
+
+class UnreadableSource(SourceError):
+    """A source that no retry will open: a video file there that is damaged or not a video."""
 
 
 @dataclass(frozen=True)
@@ -147,8 +157,11 @@ class VideoCaptureSource(FrameSource):
             cap = self._capture()
             if not cap.isOpened():
                 cap.release()
-                if isinstance(self.target, str) and "://" not in self.target and not Path(self.target).is_file():
-                    raise SourceError(f"the video {self.name} is gone")
+                if isinstance(self.target, str) and "://" not in self.target:
+                    if not Path(self.target).is_file():
+                        raise SourceError(f"the video {self.name} is gone")
+                    raise UnreadableSource(f"{self.name} cannot be read as a video (damaged, or not a video "
+                                           "this build of OpenCV decodes)")
                 raise SourceError(f"cannot open {self.name}")
             if isinstance(self.target, int):
                 cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # where the driver allows: no queue of old frames
@@ -370,7 +383,8 @@ class CaptureThread:
     after growing pauses (``backoff`` doubling up to ``max_backoff``) until
     frames come again; the pause is reset only by a frame, so a source that
     opens but never delivers is not hammered.  A finite source that ends
-    (a video without ``loop``) leaves ``finished`` set.
+    (a video without ``loop``), or a video file no retry will open
+    (:class:`UnreadableSource`), leaves ``finished`` set.
     """
 
     def __init__(
@@ -434,6 +448,10 @@ class CaptureThread:
                         opened = True
                         next_due = time.monotonic()
                     image = source.read()
+                except UnreadableSource as exc:  # a damaged video stays damaged: said, not retried
+                    self.finished = True
+                    self._fail(str(exc))
+                    return
                 except Exception as exc:  # SourceError, or a fault nobody foresaw: retry, never die
                     if not isinstance(exc, SourceError):
                         log.exception("reading %s failed", source.name)
