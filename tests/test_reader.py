@@ -202,6 +202,8 @@ STEP = TILE_W + 3
     ("R12 R13", (0, 200), (STEP, 0)),  # R11 past the left edge
     ("K7 B7", (300, 0), (0, STEP)),  # tiles turned a quarter, their line running up into the top edge
     ("K8 R8 O10", (800 - 2 * STEP - 20, 100), (STEP, 0)),  # O10 half out of the photo: maybe a misread O8
+    ("O13", (800 - TILE_W, 300), (STEP, 0)),  # a lone tile against the right edge: two more may lie past it
+    ("K2", (400, -TILE_H // 4), (STEP, 0)),  # a lone tile across the top edge (a row the photo cuts through)
 ])
 def test_a_set_running_into_the_photos_edge_is_unsure_not_invalid(codes, start, step):
     """The camera cannot see past the photo's edge: a set cut there, that a tile in the next place
@@ -245,16 +247,18 @@ def test_an_end_tile_the_edge_cuts_is_measured_whole_not_by_its_outline():
 @pytest.mark.parametrize("codes, start, step", [
     ("O9 O10", (300, 100), (STEP, 0)),  # in the middle of the photo: plainly too short
     ("O9 O10", (800 - 2 * STEP - 60, 100), (STEP, 0)),  # a tile's width short of the edge: O11 would show
-    ("O9 O10", (800 - STEP + 3, 200), (0, TILE_H + 3)),  # at the right edge, but running down along it
+    ("O9 O10", (800 - TILE_H, 200), (0, STEP)),  # at the right edge, but running down along it (turned tiles)
     ("K5 R6 K7", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # wrong inside the photo: no tile past it helps
     ("R13 K1", (0, 100), (STEP, 0)),  # nothing comes before R13 K1 (no wrapping round)
     ("O9 O10 B11", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # B11 cannot follow O10, whatever lies past it
     ("K8 R8 O10", (800 - 3 * STEP + 3, 100), (STEP, 0)),  # O10 wholly in sight: wrong whatever lies past it
+    ("O13", (300, 100), (STEP, 0)),  # a lone tile in the middle of the photo
+    ("O13", (800 - TILE_W - 20, 100), (STEP, 0)),  # clear of the edge: a neighbour there would show in part
 ])
 def test_a_set_that_is_wrong_inside_the_photo_stays_invalid(codes, start, step):
-    sets = line_at(codes, start, step)
+    sets = line_at(codes, start, step, turned=step[0] == 0)
     assert all(status == "invalid" and not past for status, past, _ in sets), sets
-    assert " ".join(c for _, _, c in sets) == codes
+    assert sorted(" ".join(c for _, _, c in sets).split()) == sorted(codes.split())  # turned tiles read upwards
 
 
 def test_a_set_past_the_edge_says_so_in_the_json_and_the_summary():

@@ -35,15 +35,20 @@ CLEAR = 0.4  # the table's colour is measured where at least this share of a pat
 
 
 def runs_past_edge(tiles: list[Tile], quads: np.ndarray, shape: Sequence[int], rules: RuleOptions) -> bool:
-    """``tiles``, a line of at least two in the order they lie (``quads`` in the pixels of a photo
-    of ``shape``), invalid as seen, may be a valid set the photo's edge cuts: a tile in the next
-    place along the line, lying less than SHOWN inside the photo, or read otherwise in the place
-    of an end tile itself less than SHOWN inside, would make it a valid set as laid."""
+    """``tiles``, a line in the order they lie (``quads`` in the pixels of a photo of ``shape``),
+    invalid as seen, may be a valid set the photo's edge cuts: a tile in the next place along the
+    line, lying less than SHOWN inside the photo, or read otherwise in the place of an end tile
+    itself less than SHOWN inside, would make it a valid set as laid.  A lone tile needs two tiles
+    out of sight, and any tile makes a set with two (a group of its number): only one that reaches
+    the edge itself (its outline, drawn where it shows, may cover most of it) may be cut off so;
+    a tile lying clear of the edge would show its neighbour there, at least in part."""
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    if len(q) < 2:
+    if not len(q):
         return False
-    step = (q[-1].mean(axis=0) - q[0].mean(axis=0)) / (len(q) - 1)  # the line's mean spacing, gaps included
     frame = _frame(shape)
+    if len(q) == 1:
+        return _reaches_edge(q[0], shape)
+    step = (q[-1].mean(axis=0) - q[0].mean(axis=0)) / (len(q) - 1)  # the line's mean spacing, gaps included
     before, after = _cut(q[0] - step, frame), _cut(q[-1] + step, frame)
     if not (before or after):  # an end tile the edge cuts leaves the place past it out of sight too
         return False
@@ -145,6 +150,14 @@ def _cut(quad: np.ndarray, frame: np.ndarray) -> bool:
         return False
     inside, _ = cv2.intersectConvexConvex(cv2.convexHull(quad), frame)
     return inside < SHOWN * area
+
+
+def _reaches_edge(quad: np.ndarray, shape: Sequence[int]) -> bool:
+    """A corner of ``quad`` lies on or past the photo's edge, or nearer it than a tenth of the quad's size."""
+    h, w = int(shape[0]), int(shape[1])
+    margin = 0.1 * float(np.linalg.norm(quad[1] - quad[0]))
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    return bool(lo[0] <= margin or lo[1] <= margin or hi[0] >= w - margin or hi[1] >= h - margin)
 
 
 def _mended(trial: list[Tile | None], rules: RuleOptions) -> bool:

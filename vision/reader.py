@@ -321,8 +321,8 @@ class TableReader:
                    image: np.ndarray | None) -> SetReading:
         """``s`` marked ``past_edge`` when it is invalid as seen, runs into the photo's edge, and a
         tile past the edge, or another reading of an end tile the edge cuts, would make it valid
-        (a lone tile has no line to run along)."""
-        if image is None or s.verdict.valid or len(s.indices) < 2:
+        (a lone tile runs along its own width)."""
+        if image is None or s.verdict.valid or not s.indices:
             return s
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in s.indices]
         if not runs_past_edge(tiles, found.quads[s.indices], image.shape, self.options.rules):
