@@ -153,7 +153,7 @@ def _cut(quad: np.ndarray, frame: np.ndarray) -> bool:
 
 
 def _reaches_edge(quad: np.ndarray, shape: Sequence[int]) -> bool:
-    """A corner of ``quad`` lies on or past the photo's edge, or nearer it than a tenth of the quad's size."""
+    """A corner of ``quad`` lies on or past the photo's edge, or nearer it than a tenth of its width (first side)."""
     h, w = int(shape[0]), int(shape[1])
     margin = 0.1 * float(np.linalg.norm(quad[1] - quad[0]))
     lo, hi = quad.min(axis=0), quad.max(axis=0)
