@@ -258,11 +258,14 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
 def discard_refused(game: Game) -> str | None:
     """Why the turn now cannot take the previous player's discard, or None: the page offers "Took the
     discard" only when it can, and :func:`draw` refuses it with these words."""
-    first_turn = game.options.flow.discard_from_turn
-    if first_turn == 0 or game.turn.number <= len(game.seats) * (first_turn - 1):
-        # seed 004 (American): "From your next turn onwards, you may take the tile just discarded"
-        return ("the previous discard can be taken from your second turn on" if first_turn
-                else "this game has no discards to take")
+    taken = game.options.flow.discard_taken
+    if taken == "never":
+        return "this game has no discards to take"
+    if taken == "after_meld" and not game.current.has_melded:
+        # seed 004 (American), once the initial meld is laid: "From your next turn onwards, you may take the
+        # tile just discarded" (the draw opens a turn: a player melded by then melded on an earlier turn)
+        return (f"{game.current.name} may take the previous discard from the turn after the initial meld; "
+                "draw from the pool")
     if game.seats[game.step_from(game.turn.seat, -1)].discard is None:
         return "there is no discard to take"
     return None

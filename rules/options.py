@@ -118,16 +118,19 @@ class Flow:
     draw_then_discard: bool  # a turn is draw, meld, discard (American family) instead of meld or draw
     trump: bool  # one tile lies face up as the "trump"
     starter_extra_tile: bool  # International: the starter is dealt the odd 15th tile and melds first
-    discard_from_turn: int  # from which of a player's own turns the previous discard may be taken (0: never)
+    # when a player may take the previous player's discard instead of drawing: "never", "after_meld" (from
+    # the turn after the player's initial meld) or "always"
+    discard_taken: str
 
 
 _FLOWS: dict[str, Flow] = {
     # 004_* Sabra / leaflet: "either drawing one tile from the pool or melding"
-    "sabra": Flow(draw_then_discard=False, trump=False, starter_extra_tile=False, discard_from_turn=0),
-    # 004_* American: draw, meld, discard; "from your next turn onwards, you may take the tile just discarded"
-    "american": Flow(draw_then_discard=True, trump=True, starter_extra_tile=False, discard_from_turn=2),
+    "sabra": Flow(draw_then_discard=False, trump=False, starter_extra_tile=False, discard_taken="never"),
+    # 004_* American: draw, meld, discard; among the options "after you have laid down your initial meld":
+    # "from your next turn onwards, you may take the tile just discarded"
+    "american": Flow(draw_then_discard=True, trump=True, starter_extra_tile=False, discard_taken="after_meld"),
     # 004_* International: 15 tiles to the starter; "always permitted to draw the previous player's discard"
-    "international": Flow(draw_then_discard=True, trump=True, starter_extra_tile=True, discard_from_turn=1),
+    "international": Flow(draw_then_discard=True, trump=True, starter_extra_tile=True, discard_taken="always"),
 }
 _BOXES: dict[str, TileSet] = {"standard": STANDARD, "xp": XP}
 

@@ -103,7 +103,7 @@ def test_american_discard_rule_and_trump():
     g = draw(g, DrawSource.POOL)
     g, rec, _ = end_turn(g, (), 2.0, discard=Tile.parse("K3"))
     assert rec.action is Action.DISCARD and g.seats[0].discard == Tile.parse("K3")
-    with pytest.raises(GameError, match="second turn"):
+    with pytest.raises(GameError, match="^Ben may take the previous discard from the turn after the initial meld"):
         draw(g, DrawSource.DISCARD)
     g = draw(g, DrawSource.TRUMP)
     assert g.turn.drew.tile == Tile.parse("R7") and not g.trump_up

@@ -19,14 +19,19 @@ from test_game_fixes import R, T
 R7, K3 = Tile.parse("R7"), Tile.parse("K3")
 
 
+MELD = T("K13 B13 O13 R13")  # Ann's initial meld (52 points: American asks 21, International 50)
+
+
 def american_second_round(rules: str = "american"):
-    """Ann and Ben have each drawn from the pool and discarded (Ben K3): Ann's draw may take K3."""
+    """Ann has drawn, laid her initial meld (MELD) and discarded, Ben drawn and discarded K3: Ann's draw may
+    take K3 (in American only once her initial meld is laid)."""
     g = start_game(["Ann", "Ben"], find_variant(rules, turn_time_limit=60), 0.0, trump=R7)
     for now, discard in ((1.0, "K1"), (2.0, "K3")):
         if g.turn.step is Step.DRAW:
             g = draw(g, DrawSource.POOL)
-        g, _, _ = end_turn(g, (), now, discard=Tile.parse(discard))
+        g, _, _ = end_turn(g, MELD, now, discard=Tile.parse(discard))
     assert g.current.name == "Ann" and g.turn.step is Step.DRAW and g.seats[1].discard == K3
+    assert g.current.has_melded and not g.seats[1].has_melded
     return g
 
 
@@ -38,7 +43,7 @@ def test_a_draw_taken_back_puts_the_tile_where_it_came_from(rules, source):
     g = american_second_round(rules)
     drawn = draw(g, source)
     assert drawn.turn.step is Step.MELD and drawn.current.rack_count == g.current.rack_count + 1
-    back = undo_draw(drawn, ())
+    back = undo_draw(drawn, MELD)
     assert back == g  # the pool, the discard, the trump, the rack count and the clock as before the draw
     assert back.turn.step is Step.DRAW and back.turn.drew is None
     assert back.pool == g.pool and back.seats[1].discard == K3 and back.trump_up
@@ -48,26 +53,31 @@ def test_a_draw_taken_back_puts_the_tile_where_it_came_from(rules, source):
 def test_the_clock_runs_on_through_a_draw_taken_back():
     g = american_second_round()
     since, spent = g.turn.clock.since, g.turn.clock.spent
-    back = undo_draw(draw(g, DrawSource.DISCARD), ())
+    back = undo_draw(draw(g, DrawSource.DISCARD), MELD)
     assert (back.turn.clock.since, back.turn.clock.spent) == (since, spent) and not back.turn.clock.paused
     # the turn is at its draw again: a time-out draws the tile it owes, as before any draw, and waits for
     # the discard
-    out, rec = time_out(back, (), since + 61)
+    out, rec = time_out(back, MELD, since + 61)
     assert rec is None and out.current.name == "Ann" and out.seats[0].rack_count == g.seats[0].rack_count + 1
 
 
-def test_the_discard_is_open_from_the_second_turn_on_and_the_draw_refuses_it_in_the_same_words_before():
-    """The page offers "Took the discard" by discard_refused: an American first turn, where seed 004 lets no
-    discard be taken, is refused before the press, not after it."""
-    g = start_game(["Ann", "Ben"], find_variant("american", turn_time_limit=60), 0.0, trump=R7)
-    first = discard_refused(g)
-    assert first == "the previous discard can be taken from your second turn on"
-    with pytest.raises(GameError, match=first):
-        draw(g, DrawSource.DISCARD)
-    assert discard_refused(american_second_round()) is None
-    ben_took_it = draw(end_turn(draw(american_second_round(), DrawSource.DISCARD), (), 3.0,
-                                discard=Tile.parse("K3"))[0], DrawSource.DISCARD)
-    assert ben_took_it.turn.drew.tile == K3  # Ann discarded K3 again: Ben may take it
+def test_an_american_player_takes_the_discard_once_the_initial_meld_is_laid():
+    """The page offers "Took the discard" by discard_refused, and draw refuses it in the same words. 004_*
+    lists the discard among the American options "after you have laid down your initial meld"; International
+    always permits it; Sabra has no discards."""
+    g = american_second_round()
+    assert discard_refused(g) is None
+    ben = end_turn(draw(g, DrawSource.DISCARD), MELD, 3.0, discard=K3)[0]  # Ann discards K3 again
+    assert ben.current.name == "Ben" and not ben.current.has_melded and ben.seats[0].discard == K3
+    refused = discard_refused(ben)
+    assert refused == "Ben may take the previous discard from the turn after the initial meld; draw from the pool"
+    with pytest.raises(GameError, match=f"^{refused}$"):
+        draw(ben, DrawSource.DISCARD)
+    international = american_second_round("international")
+    ben = end_turn(draw(international, DrawSource.POOL), MELD, 3.0, discard=K3)[0]
+    assert not ben.current.has_melded and discard_refused(ben) is None  # "always permitted"
+    first = start_game(["Ann", "Ben"], find_variant("international"), 0.0, trump=R7)
+    assert discard_refused(first) == "there is no discard to take"  # nobody has discarded yet
     sabra = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
     assert discard_refused(sabra) == "this game has no discards to take"
 
@@ -99,18 +109,18 @@ def test_the_same_draw_twice_is_refused(source, words):
 def test_no_draw_is_taken_back_once_tiles_are_placed():
     g = american_second_round()
     drawn = draw(g, DrawSource.DISCARD)
-    played = T("K3 K4 K5")
+    played = MELD + T("K3 K4 K5")
     with pytest.raises(GameError, match="^K3 K4 K5 placed on the table this turn: take them back to the rack"):
         undo_draw(drawn, played)
     with pytest.raises(GameError, match="^K3 K4 K5 placed"):
         draw(drawn, DrawSource.POOL, played)  # nor replaced
-    assert undo_draw(drawn, ()) == g  # the tiles back on the rack: it can
+    assert undo_draw(drawn, MELD) == g  # the tiles back on the rack: it can
 
 
 def test_what_has_no_draw_to_take_back():
     g = american_second_round()
     with pytest.raises(GameError, match="^nothing has been drawn this turn$"):
-        undo_draw(g, ())
+        undo_draw(g, MELD)
     intl = start_game(["Ann", "Ben"], find_variant("international"), 0.0)
     with pytest.raises(GameError, match="starter's first turn has no draw to take back: the 15th tile was dealt"):
         undo_draw(intl, ())
@@ -118,12 +128,12 @@ def test_what_has_no_draw_to_take_back():
         undo_draw(start_game(["Ann", "Ben"], find_variant("sabra"), 0.0), ())
     # the turn ended (the discard) or the hand is being counted: too late
     drawn = draw(g, DrawSource.POOL)
-    ended, _, _ = end_turn(drawn, (), 5.0, discard=Tile.parse("O2"))
+    ended, _, _ = end_turn(drawn, MELD, 5.0, discard=Tile.parse("O2"))
     with pytest.raises(GameError, match="nothing has been drawn"):
-        undo_draw(ended, ())
-    counting, _, _ = call_rummikub(drawn, (), 5.0, discard=Tile.parse("O2"), count_checked=True)
+        undo_draw(ended, MELD)
+    counting, _, _ = call_rummikub(drawn, MELD, 5.0, discard=Tile.parse("O2"), count_checked=True)
     with pytest.raises(GameError, match="tally"):
-        undo_draw(counting, ())
+        undo_draw(counting, MELD)
 
 
 # --- each hand's own trump ----------------------------------------------------------------

@@ -86,7 +86,9 @@ def test_a_third_k13_discard_is_refused_naming_it():
 
 
 def test_a_discard_taken_leaves_the_pile_and_may_be_discarded_again():
-    g = turn_of(turn_of(turn_of(al_and_bo(trump=R7), K3), K13), K13, source=DrawSource.DISCARD)
+    al_melded, both_melded = T("R10 R11 R12"), T("R10 R11 R12 | B10 O10 K10")  # each on his first turn
+    g = turn_of(turn_of(turn_of(al_and_bo(trump=R7), K3, al_melded), K13, both_melded), K13, both_melded,
+                source=DrawSource.DISCARD)
     assert g.discards == (K3, K13) and g.seats[0].discard == K13  # Al took Bo's K13 and discarded it
     taken_back = undo_draw(draw(g, DrawSource.DISCARD))
     assert taken_back == g

@@ -17,16 +17,22 @@ def live():
     return FakeLive("")
 
 
-def second_round(client, clock, rules="american"):
-    """Al and Bo have each drawn from the pool and discarded (Bo K3): Al's turn, at its draw."""
+MELD = "K13 B13 O13 R13"  # Al's initial meld (52 points: American asks 21, International 50)
+
+
+def second_round(client, clock, live, rules="american"):
+    """Al has drawn, laid his initial meld (MELD) and discarded, Bo drawn and discarded K3: Al's turn, at
+    its draw (he may take K3: in American only once his initial meld is laid)."""
     start(client, ["Al", "Bo"], rules=rules, options={"turn_time_limit": 60}, trump="R7")
     for discard in ("K1", "K3"):
         if state(client)["game"]["turn"]["phase"] == "draw":
             assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 200
+        live.set_table(MELD)
         assert client.post("/api/turn/end", json={"discard": discard}).status_code == 200
         clock.advance(PRESS_GUARD_S)
     g = state(client)["game"]
     assert g["current"] == "Al" and g["turn"]["phase"] == "draw" and g["players"][1]["discard"] == "K3"
+    assert [p["has_melded"] for p in g["players"]] == [True, False]
     return g
 
 
@@ -38,8 +44,8 @@ def undo(client, turn=None):
 
 @pytest.mark.parametrize("rules", ["american", "international"])
 @pytest.mark.parametrize("source", ["pool", "discard", "trump"])
-def test_a_wrong_draw_is_taken_back_and_the_clock_runs_on(client, clock, rules, source):
-    before = second_round(client, clock, rules)
+def test_a_wrong_draw_is_taken_back_and_the_clock_runs_on(client, clock, live, rules, source):
+    before = second_round(client, clock, live, rules)
     clock.advance(5)
     res = client.post("/api/turn/draw", json={"source": source, "turn": before["turn"]["id"]})
     assert res.status_code == 200 and res.get_json()["state"]["game"]["turn"]["phase"] == "meld"
@@ -59,19 +65,23 @@ def test_a_wrong_draw_is_taken_back_and_the_clock_runs_on(client, clock, rules, 
     assert client.get("/api/turns").get_json()[-1]["player"] == "Bo"  # no turn logged by the correction
 
 
-def test_the_state_says_when_the_discard_may_be_taken(client, clock):
-    """The page shows "Took the discard" by ``discard_open``: not on the first American round (seed 004),
-    and from the second on while the previous player's discard lies there (a new game for that)."""
+def test_the_state_says_when_the_discard_may_be_taken(client, clock, live):
+    """The page shows "Took the discard" by ``discard_open``: in American, not before a player's initial meld
+    (004_*: an option "after you have laid down your initial meld"), nor with no discard lying there."""
     start(client, ["Al", "Bo"], rules="american", trump="R7")
     assert state(client)["game"]["turn"]["discard_open"] is False
     refused = client.post("/api/turn/draw", json={"source": "discard"})
-    assert refused.status_code == 400
-    assert refused.get_json()["message"] == "the previous discard can be taken from your second turn on"
-    assert second_round(client, clock)["turn"]["discard_open"] is True
+    assert refused.status_code == 400 and refused.get_json()["message"] == (
+        "Al may take the previous discard from the turn after the initial meld; draw from the pool")
+    assert second_round(client, clock, live)["turn"]["discard_open"] is True
+    client.post("/api/turn/draw", json={"source": "pool"})
+    client.post("/api/turn/end", json={"discard": "K5"})
+    bo = state(client)["game"]
+    assert bo["current"] == "Bo" and bo["players"][0]["discard"] == "K5" and bo["turn"]["discard_open"] is False
 
 
-def test_a_draw_from_another_source_replaces_the_draw(client, clock):
-    before = second_round(client, clock)
+def test_a_draw_from_another_source_replaces_the_draw(client, clock, live):
+    before = second_round(client, clock, live)
     client.post("/api/turn/draw", json={"source": "pool"})
     res = client.post("/api/turn/draw", json={"source": "discard"})
     assert res.status_code == 200 and res.get_json()["drew"] == {"source": "discard", "tile": "K3"}
@@ -83,21 +93,21 @@ def test_a_draw_from_another_source_replaces_the_draw(client, clock):
 
 
 def test_no_draw_is_taken_back_once_tiles_are_on_the_table(client, clock, live):
-    second_round(client, clock)
+    second_round(client, clock, live)
     client.post("/api/turn/draw", json={"source": "discard"})
-    live.set_table("K3 K4 K5")
+    live.set_table(MELD + " | K3 K4 K5")
     drawn = state(client)["game"]
     res = undo(client)
     assert res.status_code == 400 and res.get_json()["message"] == (
         "K3 K4 K5 placed on the table this turn: take them back to the rack first, then take the draw back")
     assert state(client)["game"] == drawn
     assert client.post("/api/turn/draw", json={"source": "pool"}).status_code == 400  # nor replaced
-    live.set_table("")
+    live.set_table(MELD)
     assert undo(client).get_json()["state"]["game"]["players"][1]["discard"] == "K3"
 
 
-def test_what_has_no_draw_to_take_back(client, clock):
-    g = second_round(client, clock)
+def test_what_has_no_draw_to_take_back(client, clock, live):
+    g = second_round(client, clock, live)
     res = undo(client, g["turn"]["id"])
     assert res.status_code == 400 and res.get_json()["message"] == "nothing has been drawn this turn"
     client.post("/api/turn/draw", json={"source": "pool"})

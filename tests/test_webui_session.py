@@ -194,7 +194,7 @@ def test_american_turn_is_draw_meld_discard(tmp_path, clock):
     assert s.game.turn.step.value == "draw"
     with pytest.raises(SessionError, match="draw first"):
         s.end_turn([])
-    with pytest.raises(SessionError, match="second turn"):
+    with pytest.raises(SessionError, match="^Ann may take the previous discard from the turn after the initial meld"):
         s.draw("discard")
     s.draw("pool")
     assert s.game.seats[0].rack_count == 15

@@ -382,7 +382,8 @@ function renderButtons(g) {
   for (const id of ["end-turn", "pass", "rummikub", "pool-empty"])
     $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub" && id !== "pool-empty");
   document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
-  // only the draws the rules allow now: the previous discard from the second turn on, the trump while it lies up
+  // only the draws the rules allow now: the previous discard (American: once the initial meld is laid), the trump
+  // while it lies up
   $("draw-discard").hidden = !(drawPhase && g.turn.discard_open);
   $("draw-trump").hidden = !(drawPhase && g.has_trump && g.trump_up);
   document.querySelectorAll("#unseen button").forEach((b) => { b.disabled = busy; });
