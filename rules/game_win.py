@@ -44,7 +44,7 @@ def no_meld_before(game: Game, win: str | None) -> None:
     if win in FOOT_CLOSED and melded_before(game):
         what, rule = FOOT_CLOSED[win]
         who = game.tally.winner
-        raise GameError(f"{who} melded earlier this hand, so cannot {what} (004_* International: {rule}); "
+        raise GameError(f"{who} melded earlier this hand, so cannot {what} (International rules: {rule}); "
                         f"if {who} had not melded before going out, untick \"had melded before going out\" first")
 
 
@@ -169,7 +169,7 @@ def _say_dealt(game: Game, dealt: Any) -> None:
     if not first_turn(game):
         why = f"{who} did not go out on their first turn"
     elif game.turn.seat == game.starter:
-        why = f"{who} started the hand (004_*: Grand Blitz is \"not available for first player\")"
+        why = f"{who} started the hand (International rules: Grand Blitz is \"not available for first player\")"
     else:
         why = f"{who} drew {game.turn.drew.tile} this turn and discarded {game.tally.discard}"
     raise GameError(f"the 14 tiles melded cannot be the hand dealt (Grand Blitz): {why}")
@@ -261,7 +261,7 @@ def win_preview(g: Game, win: str | None = None, hand=None, joker_discard: bool 
 
 def _no_trump_open(game: Game, win: str) -> None:
     if game.tally.trump_drawn and win == "open" and game.options.game == "international":
-        raise GameError("the trump may not be the final draw of an Open win (004_* International): "
+        raise GameError("the trump may not be the final draw of an Open win (International rules): "
                         "only a Foot or Closed win may take it")
 
 
@@ -310,5 +310,5 @@ def _blitz_typed(game: Game, key, facts: dict[str, Any]) -> None:
     except RuleError as exc:
         raise GameError(f"cannot score this hand: {exc}") from None
     if number in BLITZ and not facts[BLITZ[number][0]]:
-        raise GameError(f"{closed_type(number).name} is 14 tiles in sets {BLITZ[number][1]} (004_*), and "
+        raise GameError(f"{closed_type(number).name} is 14 tiles in sets {BLITZ[number][1]} (International rules), and "
                         f"{game.tally.winner}'s was not: enter the closed hand's tiles instead")

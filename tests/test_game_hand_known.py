@@ -51,9 +51,9 @@ def cid_melded_then_went_out():
 # --- a Foot or Closed win melds the whole hand at once -------------------------------
 
 @pytest.mark.parametrize("win, words", [
-    ("closed", 'Cid melded earlier this hand, so cannot win closed \\(004_\\* International: "Closed: This is a win '
+    ("closed", 'Cid melded earlier this hand, so cannot win closed \\(International rules: "Closed: This is a win '
                'in which you meld all 14 tiles at once"\\)'),
-    ("foot", 'Cid melded earlier this hand, so cannot go out on foot \\(004_\\* International: "Foot: ... you meld '
+    ("foot", 'Cid melded earlier this hand, so cannot go out on foot \\(International rules: "Foot: ... you meld '
              '14 tiles at once and discard your 15th tile"\\)'),
 ])
 def test_a_winner_who_melded_earlier_cannot_win_on_foot_or_closed(win, words):
@@ -145,7 +145,7 @@ def test_from_the_pool_only_the_players_know_it_and_the_starter_never_has_one():
     assert closed_preview(said)["name"] == "Grand Blitz"
     assert confirm_tally(said, 3.0, melded={"Ann": True}).hands[-1].scores == (-9, 1800)
     starter = set_tally_win(ann_out_on_her_first_turn(), win="closed", hand=R(FOUR_COLOURS))
-    with pytest.raises(GameError, match='Ann started the hand \\(004_\\*: Grand Blitz is "not available for '
+    with pytest.raises(GameError, match='Ann started the hand \\(International rules: Grand Blitz is "not available for '
                                         'first player"\\)'):
         set_tally_win(starter, original_hand=True)
 
