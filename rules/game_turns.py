@@ -242,8 +242,9 @@ def draw(game: Game, source: DrawSource, table: Table | None = None) -> Game:
         game = replace(game, discards=pile,
                        seats=replace_seat(seats, seat, replace(me, rack_count=me.rack_count + 1)))
     else:
-        if not game.trump_up:
-            raise GameError("the trump tile has been taken already")
+        refused = trump_refused(game)
+        if refused:
+            raise GameError(refused)
         if game.trump is None:  # the draw would put a tile nobody named in the rack and in the hand's record
             raise GameError("which tile is the trump? It was not entered: type it in Set trump (below the "
                             "turn buttons), then take it")
@@ -268,6 +269,20 @@ def discard_refused(game: Game) -> str | None:
                 "draw from the pool")
     if game.seats[game.step_from(game.turn.seat, -1)].discard is None:
         return "there is no discard to take"
+    return None
+
+
+def trump_refused(game: Game) -> str | None:
+    """Why the turn now cannot take the face-up trump, or None: the page offers "Took the trump" only when
+    it can.  It may be taken only to win at once (004_*); in International not as the final draw of an
+    Open win, the only win left to a player who melded earlier this hand (Foot and Closed meld the whole
+    hand at once), so such a player is refused it at the draw, not at the count."""
+    if not game.trump_up:
+        return "the trump tile has been taken already"
+    me = game.current
+    if game.options.game == "international" and me.has_melded:
+        return (f"{me.name} has melded this hand, so can win only Open, and the trump may not be the final draw "
+                "of an Open win (International rules): draw from the pool or take the discard")
     return None
 
 

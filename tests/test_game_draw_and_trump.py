@@ -3,6 +3,7 @@ each hand's own face-up trump tile (said at Start hand, or in play when forgotte
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -11,7 +12,9 @@ from rules.game_codec import from_dict, to_dict
 from rules.game_deal import set_trump, start_hand
 from rules.game_state import DrawSource, GameError, Status, Step
 from rules.game_tally import call_rummikub, confirm_tally
-from rules.game_turns import change_rules, discard_refused, draw, end_turn, start_game, time_out, undo_draw
+from rules.game_turns import (
+    change_rules, discard_refused, draw, end_turn, start_game, time_out, trump_refused, undo_draw,
+)
 from rules.options import find_variant
 from rules.tiles import Tile
 from test_game_fixes import R, T
@@ -37,8 +40,9 @@ def american_second_round(rules: str = "american"):
 
 # --- a wrong draw taken back -----------------------------------------------------------
 
-@pytest.mark.parametrize("rules", ["american", "international"])
-@pytest.mark.parametrize("source", list(DrawSource))
+# an International player who melded earlier is refused the trump (below): Ann has
+@pytest.mark.parametrize("rules, source", [(r, s) for r in ("american", "international") for s in DrawSource
+                                           if (r, s) != ("international", DrawSource.TRUMP)])
 def test_a_draw_taken_back_puts_the_tile_where_it_came_from(rules, source):
     g = american_second_round(rules)
     drawn = draw(g, source)
@@ -80,6 +84,21 @@ def test_an_american_player_takes_the_discard_once_the_initial_meld_is_laid():
     assert discard_refused(first) == "there is no discard to take"  # nobody has discarded yet
     sabra = start_game(["Ann", "Ben"], find_variant("sabra"), 0.0)
     assert discard_refused(sabra) == "this game has no discards to take"
+
+
+def test_an_international_player_who_melded_earlier_is_refused_the_trump_at_the_draw():
+    """Only an Open win is left to a player who melded earlier (Foot and Closed meld the whole hand at
+    once), and the trump may not be its final draw: refused at the draw, not found out at the count."""
+    g = american_second_round("international")
+    refused = trump_refused(g)
+    assert refused == ("Ann has melded this hand, so can win only Open, and the trump may not be the final "
+                       "draw of an Open win (International rules): draw from the pool or take the discard")
+    with pytest.raises(GameError, match=re.escape(refused)):
+        draw(g, DrawSource.TRUMP)
+    ben = end_turn(draw(g, DrawSource.POOL), MELD, 3.0, discard=K3)[0]
+    assert trump_refused(ben) is None and draw(ben, DrawSource.TRUMP).turn.drew.tile == R7  # for a Foot or Closed win
+    assert trump_refused(american_second_round()) is None  # American: to win, however
+    assert trump_refused(draw(ben, DrawSource.TRUMP)) == "the trump tile has been taken already"
 
 
 def test_then_the_right_draw():

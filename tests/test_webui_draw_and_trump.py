@@ -42,8 +42,9 @@ def undo(client, turn=None):
 
 # --- a wrong draw taken back -----------------------------------------------------------
 
-@pytest.mark.parametrize("rules", ["american", "international"])
-@pytest.mark.parametrize("source", ["pool", "discard", "trump"])
+# an International player who melded earlier is refused the trump: Al has (trump_open, below)
+@pytest.mark.parametrize("rules, source", [(r, s) for r in ("american", "international") for s in ("pool", "discard", "trump")
+                                           if (r, s) != ("international", "trump")])
 def test_a_wrong_draw_is_taken_back_and_the_clock_runs_on(client, clock, live, rules, source):
     before = second_round(client, clock, live, rules)
     clock.advance(5)
@@ -78,6 +79,24 @@ def test_the_state_says_when_the_discard_may_be_taken(client, clock, live):
     client.post("/api/turn/end", json={"discard": "K5"})
     bo = state(client)["game"]
     assert bo["current"] == "Bo" and bo["players"][0]["discard"] == "K5" and bo["turn"]["discard_open"] is False
+
+
+def test_the_state_says_when_the_trump_may_be_taken(client, clock, live):
+    """"Took the trump" is shown by ``trump_open``: not to an International player who melded earlier (only
+    an Open win is left, which the trump may not end), and not once taken."""
+    al = second_round(client, clock, live, "international")["turn"]
+    assert al["trump_open"] is False
+    assert client.post("/api/turn/draw", json={"source": "trump"}).get_json()["message"].startswith(
+        "Al has melded this hand, so can win only Open, and the trump may not be the final draw of an Open win")
+    client.post("/api/turn/draw", json={"source": "pool"})
+    client.post("/api/turn/end", json={"discard": "K5"})
+    clock.advance(PRESS_GUARD_S)  # not a late press for Al's turn
+    assert state(client)["game"]["turn"]["trump_open"] is True  # Bo has not melded: a Foot or Closed win
+    taken = client.post("/api/turn/draw", json={"source": "trump"}).get_json()["state"]["game"]
+    client.post("/api/turn/draw/undo", json={})
+    assert taken["trump_up"] is False and state(client)["game"]["turn"]["trump_open"] is True
+    start(client, ["Al", "Bo"], rules="sabra")
+    assert state(client)["game"]["turn"]["trump_open"] is False  # Sabra turns no trump
 
 
 def test_a_draw_from_another_source_replaces_the_draw(client, clock, live):

@@ -16,7 +16,7 @@ from rules.options import OPTION_DOCS, SCORING_NAMES, RuleOptions, variant_name
 from rules.problems import CODES, Problem
 from rules.scoring import ScoreSheet, rack_value
 from rules.sets import analyse_set
-from rules.game_turns import best_move, discard_refused, legal_layout
+from rules.game_turns import best_move, discard_refused, legal_layout, trump_refused
 from rules.game_undo import turn_back_refusal
 from rules.game_reads import read_doubts
 from rules.game_tally import laid_out, score_sheet
@@ -217,6 +217,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
                  # "Took the discard" is offered only when the rules let this turn take it (not on a first
                  # American turn, nor with no discard lying there)
                  "discard_open": discard_refused(game) is None,
+                 # "Took the trump" likewise: not once taken, nor to an International player who melded earlier
+                 "trump_open": game.options.flow.trump and trump_refused(game) is None,
                  "attempt": verdict_json(t.attempt, game.current.name), "has_snapshot": snapshot,
                  "table_before": format_table(t.table_before),
                  # turns no camera saw came before: the table is the game's own until the camera finds it

@@ -383,9 +383,9 @@ function renderButtons(g) {
     $(id).disabled = busy || !playing || restoring || (drawPhase && id !== "rummikub" && id !== "pool-empty");
   document.querySelectorAll("#draw-controls button").forEach((b) => { b.disabled = busy || !drawPhase; });
   // only the draws the rules allow now: the previous discard (American: once the initial meld is laid), the trump
-  // while it lies up
+  // while it lies up (International: not to a player who melded earlier)
   $("draw-discard").hidden = !(drawPhase && g.turn.discard_open);
-  $("draw-trump").hidden = !(drawPhase && g.has_trump && g.trump_up);
+  $("draw-trump").hidden = !(drawPhase && g.turn.trump_open);
   document.querySelectorAll("#unseen button").forEach((b) => { b.disabled = busy; });
   $("dealing").hidden = !dealing;
   $("start-hand").disabled = busy || !dealing;
