@@ -285,7 +285,9 @@ def test_a_whole_hand_over_the_recorded_game(browser, recorded_server, tmp_path,
             page.locator("#dealing").wait_for()  # the next hand waits for its deal
             assert asked == ["The camera's reading does not match the count (Ben: the camera read 4 tiles; Ben should "
                              "hold 14). Score the rack as read?"]
-            assert page.evaluate("window.scrollY") == 0
+            # back to the top once the confirm's answer is in: the new state may come first, pushed to every
+            # page, so the #dealing card can show a moment before this page scrolls
+            page.wait_for_function("window.scrollY === 0", timeout=5000)
             assert "hand 1 scored: Ann +45, Ben -45" in page.locator("#last-turn-text").inner_text()
             page.click("#undo-hand")  # it asks first (the hand's scores come off the sheet): scored by mistake
             page.locator("#tally").wait_for()  # the tally opens again, racks kept
