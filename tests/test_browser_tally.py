@@ -144,6 +144,23 @@ def test_confirm_asks_while_a_rack_is_typed_elsewhere_and_the_typing_phone_says_
     save(ben, tmp_path, "phone-tally-overtaken.png")
 
 
+def test_a_confirm_refused_for_a_rack_being_typed_is_taken_back_once_the_rack_is_saved(browser, server):
+    """Cid's Confirm, answered "not now" while Ben types, says to wait for Ben's rack; once Ben saves it,
+    Cid's phone no longer says so (it stayed beside the rack saved, as if still waited for)."""
+    ben, cid = counting_three(server, browser, saved="R5")
+    ben.fill(BOX, "R5 K")
+    cid.locator("[data-typing=Ben]", has_text="being typed on another phone…").wait_for()
+    cid.once("dialog", lambda d: d.dismiss())
+    cid.click("text=Confirm and score")
+    refusal = cid.locator("#tally-error", has_text="Ben's rack is being typed on another phone and not saved yet")
+    refusal.wait_for()
+    ben.fill(BOX, "R5 K7")
+    ben.press(BOX, "Enter")  # saved
+    cid.locator("[data-points=Ben]", has_text="2 tiles").wait_for()
+    refusal.wait_for(state="hidden")
+    assert cid.locator("[data-typing=Ben]").is_hidden()
+
+
 def test_a_rack_that_never_reached_the_companion_is_not_lost_without_a_word(browser, server, tmp_path):
     """Ben's phone loses the companion as he types (its writes do not arrive, not even the word that he is
     typing): Cid's Confirm scores Ben's rack as saved, and Ben's phone says what the score used."""

@@ -56,7 +56,7 @@ def test_confirm_asks_about_a_rack_being_typed_that_was_never_saved(app, client,
     res = other.post("/api/tally/confirm", json={"turn": turn, "phone": "cid-phone"})
     assert res.status_code == 400, res.get_data(as_text=True)
     assert res.get_json()["ask"]["question"] == ("Ben's rack is still being typed on another phone (saved so far: "
-                                                 "Ben nothing yet). Score the hand without waiting?")
+                                                 "nothing for Ben). Score the hand without waiting?")
 
 
 def test_the_rack_saved_ends_the_wait_and_is_what_the_confirm_scores(count):

@@ -23,10 +23,11 @@ class RackTyping(GameError):
     score without waiting (``typing_checked``)."""
 
     def __init__(self, game: Game, names: list[str]) -> None:
+        self.names = names
         saved = {s.name: r for s, r in zip(game.seats, game.tally.racks)}
         # None: not given yet (never saved); (): saved empty
-        so_far = ", ".join(f"{n} {'nothing yet' if saved[n] is None else format_tiles(saved[n]) or 'nothing'}"
-                           for n in names)
+        so_far = ", ".join("nothing for " + n if saved[n] is None else
+                           f"{n} {format_tiles(saved[n])}" if saved[n] else "an empty rack for " + n for n in names)
         who = " and ".join(names)
         racks = f"{who}'s rack is" if len(names) == 1 else f"the racks of {who} are"
         self.question = (f"{racks[0].upper()}{racks[1:]} still being typed on another phone (saved so far: {so_far}). "
@@ -36,7 +37,8 @@ class RackTyping(GameError):
 
     @property
     def details(self) -> dict:
-        return {"ask": {"question": self.question, "send": {"typing_checked": True}}}
+        # waiting_for: the page takes the refusal back once these racks are saved (their marks end)
+        return {"ask": {"question": self.question, "send": {"typing_checked": True}}, "waiting_for": self.names}
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,7 @@ async function post(url, payload = {}, retry = null, quiet = false) {
     const again = (retry && retry(data)) || asked(data);
     if (again) return post(url, { ...payload, ...again });
     flash(data.message || `request failed (${res.status})`);
+    waitingFor = data.waiting_for ? { names: data.waiting_for, message: data.message } : null;
     if (res.status === 409) poll();  // pressed for a turn already over: show the turn that is on
     return null;
   }
@@ -813,7 +814,16 @@ function typingElsewhere(t) {
   const now = performance.now();
   typingUntil = Object.fromEntries(Object.entries(t.typing || {}).map(([n, left]) => [n, now + left * 1000]));
   showTyping();
+  // a Confirm refused while racks were being typed elsewhere: once they are saved (their marks end), the
+  // refusal ("wait a moment for it") no longer holds and goes
+  if (waitingFor && !waitingFor.names.some((n) => n in (t.typing || {}))) {
+    if ($("tally-error").textContent === waitingFor.message) $("tally-error").hidden = true;
+    waitingFor = null;
+  }
 }
+
+// the racks a refused Confirm waits for (RackTyping's `waiting_for`), with the refusal said: null when none
+let waitingFor = null;
 
 function showTyping() {
   clearTimeout(typingTimer);
