@@ -19,10 +19,18 @@ class TurnClock:
     since: float  # when it last started running (or was paused)
     spent: float = 0.0  # seconds used before ``since``
     paused: bool = False
+    # when the turn's clock was started: the turn log's start, which a pause (time up, the table put back)
+    # must not move; None: a clock saved before it was kept (``since`` stands in)
+    started: float | None = None
 
     @classmethod
     def start(cls, limit: int | None, now: float, *, paused: bool = False) -> "TurnClock":
-        return cls(limit=limit, since=now, spent=0.0, paused=paused)
+        return cls(limit=limit, since=now, spent=0.0, paused=paused, started=now)
+
+    @property
+    def began(self) -> float:
+        """When the turn began, for its log."""
+        return self.since if self.started is None else self.started
 
     def elapsed(self, now: float) -> float:
         return self.spent if self.paused else self.spent + max(0.0, now - self.since)

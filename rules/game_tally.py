@@ -84,7 +84,7 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
     if ends_turn or verdict.changed:
         action = Action.RUMMIKUB if winning else Action.DISCARD if discard is not None else Action.DONE
         record = TurnRecord(hand=game.hand, number=turn.number, player=game.current.name,
-                            started_at=turn.clock.since, ended_at=now, action=action, verdict=verdict, penalty=0,
+                            started_at=turn.clock.began, ended_at=now, action=action, verdict=verdict, penalty=0,
                             table_before=turn.table_before, table_after=table_of(table), discard=discard)
     racks = tuple(() if s.name == winner else None for s in game.seats)
     trump = winning and turn.drew is not None and turn.drew.source is DrawSource.TRUMP

@@ -175,7 +175,7 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
     ``back``: the game before a turn ended on the players' word (:func:`kept_for_undo`), else None."""
     turn = game.turn
     name = game.current.name
-    record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.since,
+    record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.began,
                         ended_at=now, action=action, verdict=verdict, penalty=penalty,
                         table_before=turn.table_before, table_after=table, unchecked=unchecked)
     nxt = open_turn(game.options, game.step_from(turn.seat), turn.number + 1,

@@ -240,3 +240,25 @@ def test_with_no_camera_an_american_time_out_settles_the_draw_and_asks():
     laid, rec = end_turn_unseen(out, 40.0, 3, discard=K3)
     assert laid.seats[0].rack_count == 11 and laid.last.note == (
         "time is up (a tile was drawn from the pool): placed 3 tiles (not checked: no camera saw the table; a count cannot show a first meld's 21 points)")
+
+
+# --- the turn log keeps when a turn began, whatever paused its clock --------------------------
+
+def test_a_turn_whose_time_ran_out_is_logged_from_its_start_not_from_the_time_up():
+    """Bo drew, let his 60 s run out (the clock stops and waits for his discard), and discarded 45 s later:
+    the turn log said he took 45 s, counting from the moment time was up."""
+    g = turn_of(al_and_bo(trump=R7, turn_time_limit=60), K3)
+    began = g.turn.clock.since
+    g = draw(g, DrawSource.POOL)
+    waiting, rec = time_out(g, (), began + 60)
+    assert rec is None and waiting.turn.time_up is not None
+    _, record, _ = end_turn(waiting, (), began + 105, discard=K13)
+    assert (record.player, record.started_at, record.ended_at) == ("Bo", began, began + 105)
+    assert from_dict(to_dict(waiting)).turn.clock == waiting.turn.clock  # kept through a restart
+
+
+def test_a_turn_saved_before_its_start_was_kept_still_loads():
+    doc = to_dict(al_and_bo(trump=R7))
+    del doc["turn"]["clock"]["started"]
+    clock = from_dict(doc).turn.clock
+    assert clock.started is None and clock.began == clock.since
