@@ -218,6 +218,7 @@ class TurnRecord:
     table_after: Table
     unchecked: int = 0  # Action.UNCHECKED: how many tiles the players said the turn placed
     discard: Tile | None = None  # the tile the turn ended with (the winner's final discard included)
+    drew: Drawn | None = None  # American/International: where the turn's draw came from (a dispute settled later)
 
 
 @dataclass(frozen=True)

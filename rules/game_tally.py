@@ -85,7 +85,8 @@ def call_rummikub(game: Game, table: Table, now: float, *, winner: str | None = 
         action = Action.RUMMIKUB if winning else Action.DISCARD if discard is not None else Action.DONE
         record = TurnRecord(hand=game.hand, number=turn.number, player=game.current.name,
                             started_at=turn.clock.began, ended_at=now, action=action, verdict=verdict, penalty=0,
-                            table_before=turn.table_before, table_after=table_of(table), discard=discard)
+                            table_before=turn.table_before, table_after=table_of(table), discard=discard,
+                            drew=turn.drew)
     racks = tuple(() if s.name == winner else None for s in game.seats)
     trump = winning and turn.drew is not None and turn.drew.source is DrawSource.TRUMP
     tally = Tally(winner=winner, pool_empty=bool(pool_empty), table=table_of(table), racks=racks,

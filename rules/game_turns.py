@@ -177,7 +177,7 @@ def _next_turn(game: Game, table: Table, now: float, action: Action, verdict: Ve
     name = game.current.name
     record = TurnRecord(hand=game.hand, number=turn.number, player=name, started_at=turn.clock.began,
                         ended_at=now, action=action, verdict=verdict, penalty=penalty,
-                        table_before=turn.table_before, table_after=table, unchecked=unchecked)
+                        table_before=turn.table_before, table_after=table, unchecked=unchecked, drew=turn.drew)
     nxt = open_turn(game.options, game.step_from(turn.seat), turn.number + 1,
                 restore.table if restore else table, now, paused=restore is not None)
     if unseen or turn.unseen:  # the tiles said placed since a camera last saw the table, for its return

@@ -99,6 +99,19 @@ def test_the_state_says_when_the_trump_may_be_taken(client, clock, live):
     assert state(client)["game"]["turn"]["trump_open"] is False  # Sabra turns no trump
 
 
+def test_the_turn_log_says_where_each_draw_came_from(client, clock, live):
+    """Who took a discard or the trump is settled after the hand: each turn's draw is in the log (the API
+    and the score sheet's turn log), a pool draw as "pool"."""
+    second_round(client, clock, live)
+    client.post("/api/turn/draw", json={"source": "discard"})
+    client.post("/api/turn/end", json={"discard": "K3"})
+    turns = client.get("/api/turns").get_json()
+    assert [(t["player"], t["drew"], t["discard"]) for t in turns] == [
+        ("Al", "pool", "K1"), ("Bo", "pool", "K3"), ("Al", "discard K3", "K3")]
+    page = client.get("/scores").get_data(as_text=True)
+    assert "took the discard K3 · discarded K3" in page and "took the pool" not in page
+
+
 def test_a_draw_from_another_source_replaces_the_draw(client, clock, live):
     before = second_round(client, clock, live)
     client.post("/api/turn/draw", json={"source": "pool"})

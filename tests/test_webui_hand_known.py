@@ -148,7 +148,8 @@ def test_a_database_of_the_version_before_gains_the_record_and_keeps_its_rows(tm
     Store(path).close()
     con = sqlite3.connect(path)  # as the version before made it: no discard, no taken back, no hand details
     con.executescript("ALTER TABLE turns DROP COLUMN discard; ALTER TABLE turns DROP COLUMN taken_back; "
-                      "ALTER TABLE hands DROP COLUMN details; PRAGMA user_version = 1;")
+                      "ALTER TABLE turns DROP COLUMN drew; ALTER TABLE hands DROP COLUMN details; "
+                      "PRAGMA user_version = 1;")
     con.execute("INSERT INTO games VALUES (1, 1.0, 2.0, '{}', 'playing', '{}')")
     con.execute("INSERT INTO turns (game_id, hand, number, player, started_at, ended_at, action, legal, problems, "
                 "placed, penalty, table_before, table_after) VALUES (1, 1, 1, 'Ann', 1.0, 2.0, 'rummikub', 1, "
@@ -158,12 +159,29 @@ def test_a_database_of_the_version_before_gains_the_record_and_keeps_its_rows(tm
     con.commit()
     con.close()
     store = Store(path)
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert store.hands(1)[0]["details"] == {}
     turn = store.turns(1)[0]
-    assert (turn["discard"], turn["taken_back"]) == (None, False)
+    assert (turn["discard"], turn["taken_back"], turn["drew"]) == (None, False, None)
     store.save(1, {"status": "playing"}, taken_back=(1, 1))
     assert store.turns(1)[0]["taken_back"] is True
+    store.close()
+
+
+def test_a_database_of_version_2_gains_where_each_draw_came_from_and_keeps_its_rows(tmp_path):
+    path = tmp_path / "v2.sqlite3"
+    Store(path).close()
+    con = sqlite3.connect(path)
+    con.executescript("ALTER TABLE turns DROP COLUMN drew; PRAGMA user_version = 2;")
+    con.execute("INSERT INTO games VALUES (1, 1.0, 2.0, '{}', 'playing', '{}')")
+    con.execute("INSERT INTO turns (game_id, hand, number, player, started_at, ended_at, action, legal, problems, "
+                "placed, penalty, table_before, table_after, discard) VALUES (1, 1, 1, 'Ann', 1.0, 2.0, 'discard', "
+                "1, '[]', '', 0, '', '', 'K3')")
+    con.commit()
+    con.close()
+    store = Store(path)
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert [(t["player"], t["discard"], t["drew"]) for t in store.turns(1)] == [("Ann", "K3", None)]
     store.close()
 
 

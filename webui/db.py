@@ -42,7 +42,8 @@ TURNS = """CREATE TABLE IF NOT EXISTS {name} (
     discard TEXT,                   -- the tile the turn ended with (the winner's final discard included)
     -- 1: a Rummikub! taken back with Back to the game: the turn went on; 2 (TURN_UNDONE): a turn recorded on
     -- the players' word, taken back with Undo last turn: the game went back to before it, the turn is played again
-    taken_back INTEGER NOT NULL DEFAULT 0
+    taken_back INTEGER NOT NULL DEFAULT 0,
+    drew TEXT                       -- where its draw came from: pool, discard K13, trump R7 (NULL: no draw)
 );"""
 
 SCHEMA = """
@@ -119,8 +120,15 @@ def _hand_record(c: sqlite3.Connection) -> None:
             c.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
+def _turn_draw(c: sqlite3.Connection) -> None:
+    """Version 3: a turn keeps where its draw came from (the pool, the previous discard, the trump), so
+    who took a discard or the trump can be looked up after the hand.  Older rows: NULL."""
+    if "drew" not in {r["name"] for r in c.execute("PRAGMA table_info(turns)")}:
+        c.execute("ALTER TABLE turns ADD COLUMN drew TEXT")
+
+
 # (version, step): each step brings a file of the version before it up to that version, keeping its rows
-MIGRATIONS = ((1, _turns_legal_nullable), (2, _hand_record))
+MIGRATIONS = ((1, _turns_legal_nullable), (2, _hand_record), (3, _turn_draw))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 KEEP = object()  # save(..., snapshot=KEEP): leave the stored picture as it is
@@ -240,12 +248,13 @@ class Store:
             if turn is not None:
                 c.execute(
                     "INSERT INTO turns (game_id, hand, number, player, started_at, ended_at, action, legal, "
-                    "problems, placed, penalty, table_before, table_after, discard) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "problems, placed, penalty, table_before, table_after, discard, drew) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (game_id, turn["hand"], turn["number"], turn["player"], turn["started_at"], turn["ended_at"],
                      turn["action"], None if turn["legal"] is None else int(turn["legal"]),
                      json.dumps(turn["problems"]), turn["placed"],
-                     turn["penalty"], turn["table_before"], turn["table_after"], turn.get("discard")),
+                     turn["penalty"], turn["table_before"], turn["table_after"], turn.get("discard"),
+                     turn.get("drew")),
                 )
             if taken_back is not None:
                 self._take_back(c, game_id, *taken_back, TURN_UNDONE if undone else CALL_TAKEN_BACK)

@@ -82,6 +82,9 @@ def turn_row(record: TurnRecord, *, seen: bool = True, discard: Tile | None = No
         "placed": placed, "penalty": record.penalty,
         "table_before": format_table(record.table_before), "table_after": format_table(record.table_after),
         "discard": discard.code if discard else None,
+        # "pool", or the source and the tile: "discard K13", "trump R7"
+        "drew": None if record.drew is None else " ".join(
+            [record.drew.source.value] + ([record.drew.tile.code] if record.drew.tile else [])),
     }
 
 
