@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -1717,7 +1718,13 @@ def test_a_hint_rack_refused_for_a_code_that_is_no_tile_comes_back_to_be_mended(
     ann.wait_for_timeout(500)  # a second press of the same button within 0.4 s is taken as a bounce
     ann.click("text=Use this rack")
     ann.wait_for_function("document.getElementById('hint-rack').value === ''")
-    assert [p["rack_typed"] for p in call(port, "/api/state")["game"]["players"]] == [True, False]
+    # the box empties as the press leaves the page; the rack is the server's once the press arrives
+    def racks_typed():
+        return [p["rack_typed"] for p in call(port, "/api/state")["game"]["players"]]
+    deadline = time.monotonic() + 5
+    while racks_typed() != [True, False] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert racks_typed() == [True, False]
 
 
 def test_a_hint_rack_typed_while_another_phone_ends_the_turn_is_kept_by_nobody(browser, server, tmp_path):
