@@ -25,9 +25,7 @@ class RackTyping(GameError):
     def __init__(self, game: Game, names: list[str]) -> None:
         self.names = names
         saved = {s.name: r for s, r in zip(game.seats, game.tally.racks)}
-        # None: not given yet (never saved); (): saved empty
-        so_far = ", ".join("nothing for " + n if saved[n] is None else
-                           f"{n} {format_tiles(saved[n])}" if saved[n] else "an empty rack for " + n for n in names)
+        so_far = ", ".join(_saved_so_far(n, saved[n]) for n in names)
         who = " and ".join(names)
         racks = f"{who}'s rack is" if len(names) == 1 else f"the racks of {who} are"
         self.question = (f"{racks[0].upper()}{racks[1:]} still being typed on another phone (saved so far: {so_far}). "
@@ -39,6 +37,13 @@ class RackTyping(GameError):
     def details(self) -> dict:
         # waiting_for: the page takes the refusal back once these racks are saved (their marks end)
         return {"ask": {"question": self.question, "send": {"typing_checked": True}}, "waiting_for": self.names}
+
+
+def _saved_so_far(name: str, rack) -> str:
+    """What the count holds of a rack being typed: never saved (None), saved empty, or its tiles."""
+    if rack is None:
+        return f"nothing for {name}"
+    return f"{name} {format_tiles(rack)}" if rack else f"an empty rack for {name}"
 
 
 @dataclass(frozen=True)

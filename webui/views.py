@@ -214,8 +214,8 @@ def game_json(game: Game | None, game_id: int | None, *, hint: bool, clock: dict
                  "phase_words": (TIME_UP if t.time_up else PHASES)[t.step], "time_up": t.time_up is not None,
                  "drew": None if t.drew is None else {"source": t.drew.source.value,
                                                        "tile": t.drew.tile.code if t.drew.tile else None},
-                 # "Took the discard" is offered only when the rules let this turn take it (not on a first
-                 # American turn, nor with no discard lying there)
+                 # "Took the discard" is offered only when the rules let this turn take it (American: once the
+                 # player's initial meld is laid; never with no discard lying there)
                  "discard_open": discard_refused(game) is None,
                  # "Took the trump" likewise: not once taken, nor to an International player who melded earlier
                  "trump_open": game.options.flow.trump and trump_refused(game) is None,
