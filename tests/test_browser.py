@@ -1273,6 +1273,25 @@ def test_taking_a_hand_back_and_leaving_the_count_ask_first(browser, no_camera_s
     assert len(asked) == 5
 
 
+def test_with_no_camera_an_american_rummikub_asks_about_the_final_discard_not_an_empty_rack(
+        browser, no_camera_server):
+    """The American winner goes out holding the final discard: "if Ann's rack is empty" asked the wrong thing."""
+    url, port, _, clock = no_camera_server
+    call(port, "/api/game", {"players": ["Ann", "Ben"], "rules": "american", "trump": "R7"})
+    page = phone(browser, url)
+    current_is(page, "Ann")
+    page.click("text=Drew from the pool")
+    page.locator("#discard-field").wait_for()
+    page.fill("#discard", "K3")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.click("#rummikub")
+    page.locator("#tally").wait_for()
+    assert asked == ["No camera sees the table, so the count knows only the tiles said to be placed, not those "
+                     "laid to go out: by it, Ann still holds 14 tiles. Call Rummikub! if Ann has laid every tile "
+                     "but the final discard."]
+
+
 def test_with_no_camera_rummikub_and_the_count_speak_of_typing(browser, no_camera_server, tmp_path):
     """No camera ever sees the last tiles laid, so a right Rummikub! always meets the count: the question
     says why instead of reading as an error; the count asks for racks typed and offers no Read."""

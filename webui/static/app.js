@@ -105,11 +105,14 @@ function countWrong(data) {
   const tiles = n === 1 ? "1 tile" : `${n} tiles`;
   // with no camera the count cannot see the tiles laid to go out: every right finish lands here, so it is
   // not worded as an error
+  // American and International: the winner goes out holding the final discard, typed in its box
+  const out = held && ((state.game || {}).has_discards
+    ? `if ${held.player} has laid every tile but the final discard` : `if ${held.player}'s rack is empty`);
   const words = left
     ? `By the count, ${tiles} ${n === 1 ? "is" : "are"} still in the pool. Call Pool empty anyway?`
     : noCamera(state)
       ? `No camera sees the table, so the count knows only the tiles said to be placed, not those laid to go ` +
-        `out: by it, ${held.player} still holds ${tiles}. Call Rummikub! if ${held.player}'s rack is empty.`
+        `out: by it, ${held.player} still holds ${tiles}. Call Rummikub! ${out}.`
       : `By the count, ${held.player} still holds ${tiles}. Call Rummikub! anyway?`;
   return confirm(words) ? { count_checked: true } : null;
 }
