@@ -321,7 +321,7 @@ class TableReader:
                    image: np.ndarray | None) -> SetReading:
         """``s`` marked ``past_edge`` when it is invalid as seen, runs into the photo's edge, and a
         tile past the edge, or another reading of an end tile the edge cuts, would make it valid
-        (a lone tile runs along its own width)."""
+        (a lone tile only when it reaches the edge itself: see :func:`runs_past_edge`)."""
         if image is None or s.verdict.valid or not s.indices:
             return s
         tiles = [Tile.from_index(int(read.class_ids[i])) for i in s.indices]

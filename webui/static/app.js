@@ -103,11 +103,11 @@ function countWrong(data) {
   if (!held && !left) return null;
   const n = (held || left).tiles;
   const tiles = n === 1 ? "1 tile" : `${n} tiles`;
-  // with no camera the count cannot see the tiles laid to go out: every right finish lands here, so it is
-  // not worded as an error
   // American and International: the winner goes out holding the final discard, typed in its box
   const out = held && ((state.game || {}).has_discards
     ? `if ${held.player} has laid every tile but the final discard` : `if ${held.player}'s rack is empty`);
+  // with no camera the count cannot see the tiles laid to go out: every right finish lands here, so it is
+  // not worded as an error
   const words = left
     ? `By the count, ${tiles} ${n === 1 ? "is" : "are"} still in the pool. Call Pool empty anyway?`
     : noCamera(state)
